@@ -1,0 +1,147 @@
+package events
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Type is the kind of an event.
+type Type string
+
+// Event types.
+const (
+	TypeRun        Type = "run"        // a run started, finished, failed or was interrupted
+	TypeState      Type = "state"      // a task changed state
+	TypeTranscript Type = "transcript" // the identity transcript of a task's action
+	TypeStreams    Type = "streams"    // random stream families used by a task (in Data)
+	TypeIter       Type = "iter"       // one training iteration (in Iter)
+	TypeOutput     Type = "output"     // a task produced an output
+	TypeCheckpoint Type = "checkpoint" // a resumable checkpoint was stored
+	TypeNote       Type = "note"       // free-form annotation
+)
+
+// Task states (Event.State of a "state" event).
+const (
+	StateStarted     = "started"
+	StateCached      = "cached"
+	StateDone        = "done"
+	StateFailed      = "failed"
+	StateSkipped     = "skipped"
+	StateInterrupted = "interrupted"
+	StateResumed     = "resumed"
+)
+
+// Run states (Event.State of a "run" event).
+const (
+	RunStarted     = "started"
+	RunFinished    = "finished"
+	RunInterrupted = "interrupted"
+	RunFailed      = "failed"
+)
+
+// Event is one log entry. Which fields are meaningful depends on Type.
+type Event struct {
+	Seq        uint64          `json:"seq"` // assigned at commit, increasing
+	Type       Type            `json:"type"`
+	Run        uint64          `json:"run,omitempty"`
+	Task       string          `json:"task,omitempty"`
+	Time       int64           `json:"time,omitempty"`  // unix nanoseconds; metadata only
+	State      string          `json:"state,omitempty"` // State* for "state", Run* for "run"
+	Action     string          `json:"action,omitempty"`
+	Output     string          `json:"output,omitempty"`
+	Transcript string          `json:"transcript,omitempty"`
+	Checkpoint *Checkpoint     `json:"checkpoint,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	Data       json.RawMessage `json:"data,omitempty"` // free-form JSON
+	Iter       *Iter           `json:"iter,omitempty"`
+}
+
+// Checkpoint locates a stored checkpoint.
+type Checkpoint struct {
+	Content   string `json:"content"` // output ID text of the checkpoint bytes
+	Iteration int64  `json:"iteration"`
+}
+
+// Iter is one training iteration of a task in a run.
+type Iter struct {
+	Iteration int64    `json:"iteration"`
+	Samples   int64    `json:"samples"`
+	Digest    uint64   `json:"digest"`
+	Metrics   []Metric `json:"metrics,omitempty"`
+}
+
+// Metric is a named value; stored bit-exactly.
+type Metric struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
+// ActionRecord says which run of which task produced an action's output
+// (the "actions" index).
+type ActionRecord struct {
+	Task   string `json:"task"`
+	Run    uint64 `json:"run"`
+	Output string `json:"output"`
+	Seq    uint64 `json:"seq"`
+}
+
+// CheckpointRecord is the latest checkpoint of an action (the
+// "checkpoints" index).
+type CheckpointRecord struct {
+	Task      string `json:"task"`
+	Run       uint64 `json:"run"`
+	Content   string `json:"content"`
+	Iteration int64  `json:"iteration"`
+	Seq       uint64 `json:"seq"`
+}
+
+// TranscriptRecord is one identity transcript of a task (the
+// "transcripts" index keeps the latest two).
+type TranscriptRecord struct {
+	Task       string `json:"task"`
+	Run        uint64 `json:"run"`
+	Action     string `json:"action"`
+	Transcript string `json:"transcript"`
+	Seq        uint64 `json:"seq"`
+}
+
+// StateRecord is the last state of a task (the "laststate" index).
+type StateRecord struct {
+	Task   string `json:"task"`
+	Run    uint64 `json:"run"`
+	State  string `json:"state"`
+	Action string `json:"action,omitempty"`
+	Output string `json:"output,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Seq    uint64 `json:"seq"`
+	Time   int64  `json:"time,omitempty"`
+}
+
+// transcriptPair is the value of the "transcripts" index.
+type transcriptPair struct {
+	Latest   TranscriptRecord `json:"latest"`
+	Previous TranscriptRecord `json:"previous"`
+}
+
+// validate reports why ev cannot be stored, or nil.
+func validate(ev *Event) error {
+	switch ev.Type {
+	case TypeRun, TypeState, TypeTranscript, TypeStreams, TypeOutput, TypeCheckpoint, TypeNote:
+		if ev.Iter != nil {
+			return fmt.Errorf("%w: %q event with Iter set (only %q events carry Iter)", ErrInvalidEvent, ev.Type, TypeIter)
+		}
+	case TypeIter:
+		if ev.Iter == nil {
+			return fmt.Errorf("%w: %q event without Iter (task %q, run %d)", ErrInvalidEvent, ev.Type, ev.Task, ev.Run)
+		}
+		if ev.Iter.Iteration < 0 {
+			return fmt.Errorf("%w: %q event with negative iteration %d (task %q, run %d)", ErrInvalidEvent, ev.Type, ev.Iter.Iteration, ev.Task, ev.Run)
+		}
+	default:
+		return fmt.Errorf("%w: unknown type %q (task %q)", ErrInvalidEvent, ev.Type, ev.Task)
+	}
+	if len(ev.Data) > 0 && !json.Valid(ev.Data) {
+		return fmt.Errorf("%w: %q event data is not valid JSON (task %q)", ErrInvalidEvent, ev.Type, ev.Task)
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package events
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// appendIter appends the binary value of an "iter" record (see doc.go);
+// the iteration itself is in the key.
+func appendIter(b []byte, it *Iter) []byte {
+	b = binary.AppendVarint(b, it.Samples)
+	b = binary.BigEndian.AppendUint64(b, it.Digest)
+	b = binary.AppendUvarint(b, uint64(len(it.Metrics)))
+	for _, m := range it.Metrics {
+		b = binary.AppendUvarint(b, uint64(len(m.Name)))
+		b = append(b, m.Name...)
+		b = binary.BigEndian.AppendUint64(b, math.Float64bits(m.Value))
+	}
+	return b
+}
+
+// minMetricLen is the smallest encoding of a metric: a one-byte name
+// length, an empty name and the 8 value bytes.
+const minMetricLen = 1 + 8
+
+// decodeIter decodes a value written by appendIter. It never panics and
+// never allocates more than the input justifies; errors wrap ErrCorruptLog.
+func decodeIter(b []byte) (Iter, error) {
+	var it Iter
+	v, n := binary.Varint(b)
+	if n <= 0 {
+		return Iter{}, iterErr("samples", b)
+	}
+	it.Samples, b = v, b[n:]
+	if len(b) < 8 {
+		return Iter{}, iterErr("digest", b)
+	}
+	it.Digest, b = binary.BigEndian.Uint64(b), b[8:]
+	count, n := binary.Uvarint(b)
+	if n <= 0 || count > uint64(len(b)-n)/minMetricLen {
+		return Iter{}, iterErr("metric count", b)
+	}
+	b = b[n:]
+	if count > 0 {
+		it.Metrics = make([]Metric, count)
+	}
+	for i := range it.Metrics {
+		l, n := binary.Uvarint(b)
+		if n <= 0 || l > uint64(len(b)-n) || uint64(len(b)-n)-l < 8 {
+			return Iter{}, iterErr(fmt.Sprintf("metric %d", i), b)
+		}
+		b = b[n:]
+		it.Metrics[i].Name, b = string(b[:l]), b[l:]
+		it.Metrics[i].Value, b = math.Float64frombits(binary.BigEndian.Uint64(b)), b[8:]
+	}
+	if len(b) != 0 {
+		return Iter{}, fmt.Errorf("%w: iter record: %d trailing bytes", ErrCorruptLog, len(b))
+	}
+	return it, nil
+}
+
+func iterErr(field string, rest []byte) error {
+	return fmt.Errorf("%w: iter record: bad %s (%d bytes left)", ErrCorruptLog, field, len(rest))
+}
+
+// Keys. bbolt keeps the slices given to Put until the transaction ends, so
+// every key is a fresh slice.
+
+func u32(v uint32) []byte { return binary.BigEndian.AppendUint32(make([]byte, 0, 4), v) }
+func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), v) }
+
+// iterKey is task ‖ run ‖ iteration.
+func iterKey(task uint32, run uint64, iteration int64) []byte {
+	k := make([]byte, 0, 20)
+	k = binary.BigEndian.AppendUint32(k, task)
+	k = binary.BigEndian.AppendUint64(k, run)
+	return binary.BigEndian.AppendUint64(k, uint64(iteration))
+}
+
+// pairKey is a ‖ b for the taskevents (4+8 bytes) and runevents (8+8)
+// indexes.
+func pairKey(a []byte, seq uint64) []byte {
+	k := make([]byte, 0, len(a)+8)
+	k = append(k, a...)
+	return binary.BigEndian.AppendUint64(k, seq)
+}

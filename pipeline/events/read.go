@@ -1,0 +1,211 @@
+package events
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Events returns every non-iter event of task in seq order.
+func (l *Log) Events(task string) ([]Event, error) {
+	var evs []Event
+	err := l.view(func(tx *bolt.Tx) error {
+		tid, ok, err := lookupTask(tx, task)
+		if err != nil || !ok {
+			return err
+		}
+		evs, err = indexedEvents(tx, bucketTaskEvents, u32(tid))
+		return err
+	})
+	return evs, err
+}
+
+// RunEvents returns every non-iter event of run in seq order.
+func (l *Log) RunEvents(run uint64) ([]Event, error) {
+	var evs []Event
+	err := l.view(func(tx *bolt.Tx) error {
+		var err error
+		evs, err = indexedEvents(tx, bucketRunEvents, u64(run))
+		return err
+	})
+	return evs, err
+}
+
+// indexedEvents reads the events whose seqs follow prefix in an index
+// bucket (taskevents or runevents).
+func indexedEvents(tx *bolt.Tx, index, prefix []byte) ([]Event, error) {
+	logb := tx.Bucket(bucketLog)
+	var evs []Event
+	c := tx.Bucket(index).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if len(k) != len(prefix)+8 {
+			return nil, fmt.Errorf("%w: %s key of %d bytes", ErrCorruptLog, index, len(k))
+		}
+		seq := k[len(prefix):]
+		v := logb.Get(seq)
+		if v == nil {
+			return nil, fmt.Errorf("%w: %s lists seq %d, which is not in the log", ErrCorruptLog, index, binary.BigEndian.Uint64(seq))
+		}
+		var ev Event
+		if err := json.Unmarshal(v, &ev); err != nil {
+			return nil, fmt.Errorf("%w: event %d: %v", ErrCorruptLog, binary.BigEndian.Uint64(seq), err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs, nil
+}
+
+// lookupTask returns the ID of a task path; ok is false for a task never
+// logged. The empty path is ID 0.
+func lookupTask(tx *bolt.Tx, task string) (id uint32, ok bool, err error) {
+	if task == "" {
+		return 0, true, nil
+	}
+	v := tx.Bucket(bucketTasks).Get([]byte(task))
+	if v == nil {
+		return 0, false, nil
+	}
+	if len(v) != 4 {
+		return 0, false, fmt.Errorf("%w: task %q has a %d-byte id", ErrCorruptLog, task, len(v))
+	}
+	return binary.BigEndian.Uint32(v), true, nil
+}
+
+// Iterations returns the iterations of task in run in iteration order.
+func (l *Log) Iterations(task string, run uint64) ([]Iter, error) {
+	var its []Iter
+	err := l.view(func(tx *bolt.Tx) error {
+		tid, ok, err := lookupTask(tx, task)
+		if err != nil || !ok {
+			return err
+		}
+		prefix := binary.BigEndian.AppendUint64(u32(tid), run)
+		c := tx.Bucket(bucketIter).Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			if len(k) != 20 {
+				return fmt.Errorf("%w: iter key of %d bytes", ErrCorruptLog, len(k))
+			}
+			it, err := decodeIter(v)
+			if err != nil {
+				return fmt.Errorf("task %q run %d: %w", task, run, err)
+			}
+			it.Iteration = int64(binary.BigEndian.Uint64(k[12:]))
+			its = append(its, it)
+		}
+		return nil
+	})
+	return its, err
+}
+
+// IterRuns returns, in ascending order, the runs with iterations of task.
+func (l *Log) IterRuns(task string) ([]uint64, error) {
+	var runs []uint64
+	err := l.view(func(tx *bolt.Tx) error {
+		tid, ok, err := lookupTask(tx, task)
+		if err != nil || !ok {
+			return err
+		}
+		prefix := u32(tid)
+		c := tx.Bucket(bucketIter).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); {
+			if len(k) != 20 {
+				return fmt.Errorf("%w: iter key of %d bytes", ErrCorruptLog, len(k))
+			}
+			run := binary.BigEndian.Uint64(k[4:12])
+			runs = append(runs, run)
+			if run == math.MaxUint64 {
+				break
+			}
+			k, _ = c.Seek(binary.BigEndian.AppendUint64(u32(tid), run+1)) // skip to the next run
+		}
+		return nil
+	})
+	return runs, err
+}
+
+// Action returns the record of the run that produced action's output; ok
+// is false if no "done" state event with that action and an output exists.
+func (l *Log) Action(action string) (rec ActionRecord, ok bool, err error) {
+	ok, err = l.getJSON(bucketActions, action, &rec)
+	return rec, ok, err
+}
+
+// Checkpoint returns the latest checkpoint of action.
+func (l *Log) Checkpoint(action string) (rec CheckpointRecord, ok bool, err error) {
+	ok, err = l.getJSON(bucketCheckpoints, action, &rec)
+	return rec, ok, err
+}
+
+// Transcripts returns the latest and the previous transcript of task, so
+// that callers can diff them; previous is zero if there was only one.
+func (l *Log) Transcripts(task string) (latest, previous TranscriptRecord, ok bool, err error) {
+	var pair transcriptPair
+	ok, err = l.getJSON(bucketTranscripts, task, &pair)
+	return pair.Latest, pair.Previous, ok, err
+}
+
+func (l *Log) getJSON(bucket []byte, key string, v any) (ok bool, err error) {
+	if key == "" {
+		return false, nil
+	}
+	err = l.view(func(tx *bolt.Tx) error {
+		val := tx.Bucket(bucket).Get([]byte(key))
+		if val == nil {
+			return nil
+		}
+		ok = true
+		if err := json.Unmarshal(val, v); err != nil {
+			return fmt.Errorf("%w: %s[%q]: %v", ErrCorruptLog, bucket, key, err)
+		}
+		return nil
+	})
+	return ok, err
+}
+
+// LastStates returns every task's last state, sorted by task path.
+func (l *Log) LastStates() ([]StateRecord, error) {
+	var recs []StateRecord
+	err := l.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketLastState).ForEach(func(k, v []byte) error {
+			var r StateRecord
+			if err := json.Unmarshal(v, &r); err != nil {
+				return fmt.Errorf("%w: laststate[%q]: %v", ErrCorruptLog, k, err)
+			}
+			r.Task = string(k)
+			recs = append(recs, r)
+			return nil
+		})
+	})
+	return recs, err
+}
+
+// Runs returns the latest "run" event of every run, by ascending run ID.
+func (l *Log) Runs() ([]Event, error) {
+	var evs []Event
+	err := l.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketRuns).ForEach(func(k, v []byte) error {
+			var ev Event
+			if err := json.Unmarshal(v, &ev); err != nil {
+				return fmt.Errorf("%w: runs[%x]: %v", ErrCorruptLog, k, err)
+			}
+			evs = append(evs, ev)
+			return nil
+		})
+	})
+	return evs, err
+}
+
+// Stats returns the number of stored non-iter events and of stored
+// iteration records.
+func (l *Log) Stats() (events, iters uint64, err error) {
+	err = l.view(func(tx *bolt.Tx) error {
+		events = uint64(tx.Bucket(bucketLog).Stats().KeyN)
+		iters = uint64(tx.Bucket(bucketIter).Stats().KeyN)
+		return nil
+	})
+	return events, iters, err
+}
