@@ -1,0 +1,884 @@
+package dag
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/viper"
+
+	"zorepro/pipeline/task"
+)
+
+// Stage is one decoded stage of dag.yaml (after the profile is applied).
+type Stage struct {
+	Name, Kind string
+	Params     map[string]any
+	Matrix     []Axis // sorted by axis name
+	Inputs     []InputSpec
+	Overrides  []Override
+	Order      int // position in the file
+}
+
+// Axis is one matrix axis with its values in file order.
+type Axis struct {
+	Name   string
+	Values []any
+}
+
+// InputSpec binds a slot to an upstream stage.
+type InputSpec struct {
+	Slot, Stage string
+	Where       map[string][]string
+	Optional    bool
+}
+
+// Override sets parameters for the tasks whose coordinates match When.
+type Override struct {
+	When   map[string]string
+	Params map[string]any
+}
+
+// Task is one planned task.
+type Task struct {
+	Path    string
+	Stage   *Stage
+	Kind    task.Kind
+	Coords  []task.Coord
+	Seed    uint64
+	HasSeed bool
+	Params  *task.Params
+	Runner  task.Runner
+	Inputs  map[string][]*Task // slot → upstream tasks, by path
+	Deps    []*Task            // every upstream task, by index
+	Index   int
+}
+
+// Coord returns the value of one coordinate.
+func (t *Task) Coord(axis string) (string, bool) {
+	for _, c := range t.Coords {
+		if c.Axis == axis {
+			return c.Value, true
+		}
+	}
+	return "", false
+}
+
+// Plan is a fully expanded, validated dag.
+type Plan struct {
+	File, Profile string
+	Stages        []*Stage // topological order
+	Tasks         []*Task  // topological order
+	byPath        map[string]*Task
+}
+
+// Task returns the task with the given path, or nil.
+func (p *Plan) Task(path string) *Task { return p.byPath[path] }
+
+var (
+	nameRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)*$`)
+	keyRE   = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	valueRE = regexp.MustCompile(`^[A-Za-z0-9_.+-]+$`)
+)
+
+// Read reads a dag file through viper and returns its raw settings.
+func Read(path string) (map[string]any, error) {
+	v := viper.New()
+	v.SetConfigFile(path)
+	v.SetConfigType("yaml")
+	if err := v.ReadInConfig(); err != nil {
+		return nil, Problems{&Problem{File: path, Msg: "cannot read: " + err.Error()}}
+	}
+	raw := map[string]any{}
+	for _, k := range []string{"version", "seeds", "stages", "profiles"} {
+		if v.IsSet(k) {
+			raw[k] = v.Get(k)
+		}
+	}
+	for _, k := range v.AllKeys() {
+		top := strings.SplitN(k, ".", 2)[0]
+		if _, ok := raw[top]; !ok {
+			raw[top] = v.Get(top)
+		}
+	}
+	return raw, nil
+}
+
+// Load reads, validates and expands a dag file under a profile ("" or
+// "paper" for none... any profile name must exist unless it is "").
+func Load(path, profile string, kinds map[string]task.Kind) (*Plan, error) {
+	raw, err := Read(path)
+	if err != nil {
+		return nil, err
+	}
+	return Build(path, raw, profile, kinds)
+}
+
+type collector struct {
+	file string
+	list Problems
+	seen map[string]bool
+}
+
+func (c *collector) add(stage, field, format string, args ...any) {
+	c.addErr(&Problem{File: c.file, Stage: stage, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *collector) addErr(err error) {
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	if c.seen[err.Error()] {
+		return
+	}
+	c.seen[err.Error()] = true
+	c.list = append(c.list, err)
+}
+
+// Build validates raw settings (as from Read) and expands them.
+func Build(file string, raw map[string]any, profile string, kinds map[string]task.Kind) (*Plan, error) {
+	c := &collector{file: file}
+	for _, k := range sortedKeys(raw) {
+		switch k {
+		case "version", "seeds", "stages", "profiles":
+		default:
+			c.add("", k, "unknown top-level field (known: version, seeds, stages, profiles)")
+		}
+	}
+	switch v, ok := raw["version"]; {
+	case !ok:
+		c.add("", "version", "missing (want 1)")
+	default:
+		if n, ok := asInt(v); !ok || n != 1 {
+			c.add("", "version", "unsupported version %v (want 1)", v)
+		}
+	}
+	seeds := decodeSeeds(c, "seeds", raw["seeds"])
+	stages := decodeStages(c, raw["stages"], kinds)
+	profiles := asMap(raw["profiles"])
+	if raw["profiles"] != nil && profiles == nil {
+		c.add("", "profiles", "must be a mapping of profile name to overrides")
+	}
+	if profile != "" {
+		pr, ok := profiles[profile]
+		if !ok {
+			names := sortedKeys(profiles)
+			c.add("", "profiles", "unknown profile %q (known: %s)", profile, strings.Join(names, ", "))
+		} else {
+			applyProfile(c, profile, pr, seeds, stages)
+		}
+	}
+	// Other profiles are validated too, so a typo in one is caught early.
+	for _, name := range sortedKeys(profiles) {
+		if name != profile {
+			checkProfile(c, name, profiles[name], stages)
+		}
+	}
+	if len(c.list) > 0 {
+		return nil, c.list
+	}
+	resolveRefs(c, seeds, stages)
+	ordered := order(c, stages)
+	if len(c.list) > 0 {
+		return nil, c.list
+	}
+	plan := expand(c, file, profile, ordered, kinds)
+	if len(c.list) > 0 {
+		return nil, c.list
+	}
+	return plan, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+func asMap(v any) map[string]any {
+	switch m := v.(type) {
+	case map[string]any:
+		return m
+	case map[any]any:
+		out := make(map[string]any, len(m))
+		for k, x := range m {
+			out[fmt.Sprint(k)] = x
+		}
+		return out
+	}
+	return nil
+}
+
+func asInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case int64:
+		return x, true
+	case float64:
+		if x == float64(int64(x)) {
+			return int64(x), true
+		}
+	}
+	return 0, false
+}
+
+func decodeSeeds(c *collector, field string, v any) map[string][]int64 {
+	out := map[string][]int64{}
+	if v == nil {
+		return out
+	}
+	m := asMap(v)
+	if m == nil {
+		c.add("", field, "must be a mapping of name to a list of integers")
+		return out
+	}
+	for _, name := range sortedKeys(m) {
+		if !keyRE.MatchString(name) {
+			c.add("", field+"."+name, "seed list names must match %s", keyRE)
+		}
+		l, ok := m[name].([]any)
+		if !ok || len(l) == 0 {
+			c.add("", field+"."+name, "must be a non-empty list of integers")
+			continue
+		}
+		for i, x := range l {
+			n, ok := asInt(x)
+			if !ok || n < 0 {
+				c.add("", fmt.Sprintf("%s.%s[%d]", field, name, i), "%v is not a non-negative integer", x)
+				continue
+			}
+			out[name] = append(out[name], n)
+		}
+	}
+	return out
+}
+
+func decodeStages(c *collector, v any, kinds map[string]task.Kind) []*Stage {
+	l, ok := v.([]any)
+	if !ok || len(l) == 0 {
+		c.add("", "stages", "must be a non-empty list of stages")
+		return nil
+	}
+	var out []*Stage
+	names := map[string]int{}
+	for i, x := range l {
+		m := asMap(x)
+		field := fmt.Sprintf("stages[%d]", i)
+		if m == nil {
+			c.add("", field, "must be a mapping")
+			continue
+		}
+		s := &Stage{Order: i}
+		name, _ := m["name"].(string)
+		if name == "" {
+			c.add("", field+".name", "missing")
+			name = field
+		} else if !nameRE.MatchString(name) {
+			c.add(name, "name", "must be lowercase path segments of [a-z0-9_-] separated by /")
+		}
+		s.Name = name
+		if j, dup := names[name]; dup {
+			c.add(name, "name", "duplicate stage name (also stages[%d])", j)
+		}
+		names[name] = i
+		for _, k := range sortedKeys(m) {
+			switch k {
+			case "name", "kind", "params", "matrix", "inputs", "overrides":
+			default:
+				c.add(name, k, "unknown field (known: name, kind, params, matrix, inputs, overrides)")
+			}
+		}
+		s.Kind, _ = m["kind"].(string)
+		if s.Kind == "" {
+			c.add(name, "kind", "missing")
+		} else if _, ok := kinds[s.Kind]; !ok {
+			c.add(name, "kind", "unknown kind %q (known: %s)", s.Kind, strings.Join(sortedKeys(kinds), ", "))
+		}
+		s.Params = decodeParams(c, name, "params", m["params"])
+		s.Matrix = decodeMatrix(c, name, "matrix", m["matrix"])
+		s.Inputs = decodeInputs(c, name, m["inputs"])
+		s.Overrides = decodeOverrides(c, name, "overrides", m["overrides"])
+		out = append(out, s)
+	}
+	return out
+}
+
+func decodeParams(c *collector, stage, field string, v any) map[string]any {
+	if v == nil {
+		return map[string]any{}
+	}
+	m := asMap(v)
+	if m == nil {
+		c.add(stage, field, "must be a mapping")
+		return map[string]any{}
+	}
+	for _, k := range sortedKeys(m) {
+		if !keyRE.MatchString(k) {
+			c.add(stage, field+"."+k, "parameter names must match %s", keyRE)
+		}
+	}
+	return m
+}
+
+func decodeMatrix(c *collector, stage, field string, v any) []Axis {
+	if v == nil {
+		return nil
+	}
+	m := asMap(v)
+	if m == nil {
+		c.add(stage, field, "must be a mapping of axis to a list of values")
+		return nil
+	}
+	var out []Axis
+	for _, k := range sortedKeys(m) {
+		f := field + "." + k
+		if !keyRE.MatchString(k) {
+			c.add(stage, f, "axis names must match %s", keyRE)
+		}
+		var vals []any
+		switch x := m[k].(type) {
+		case []any:
+			vals = x
+		case string:
+			if strings.HasPrefix(x, "$") {
+				vals = []any{x}
+				break
+			}
+			c.add(stage, f, "must be a list of values or a $seed-list reference")
+			continue
+		default:
+			c.add(stage, f, "must be a list of values or a $seed-list reference")
+			continue
+		}
+		if len(vals) == 0 {
+			c.add(stage, f, "must not be empty")
+			continue
+		}
+		for i, x := range vals {
+			switch y := x.(type) {
+			case int, int64, float64, bool:
+			case string:
+				if !strings.HasPrefix(y, "$") && !valueRE.MatchString(y) {
+					c.add(stage, fmt.Sprintf("%s[%d]", f, i), "%q may only contain letters, digits and _.+-", y)
+				}
+			default:
+				c.add(stage, fmt.Sprintf("%s[%d]", f, i), "matrix values must be scalars, got %T", x)
+			}
+		}
+		out = append(out, Axis{Name: k, Values: vals})
+	}
+	return out
+}
+
+func decodeInputs(c *collector, stage string, v any) []InputSpec {
+	if v == nil {
+		return nil
+	}
+	m := asMap(v)
+	if m == nil {
+		c.add(stage, "inputs", "must be a mapping of slot to stage")
+		return nil
+	}
+	var out []InputSpec
+	for _, slot := range sortedKeys(m) {
+		f := "inputs." + slot
+		in := InputSpec{Slot: slot}
+		switch x := m[slot].(type) {
+		case string:
+			in.Stage = x
+		default:
+			mm := asMap(x)
+			if mm == nil {
+				c.add(stage, f, "must be a stage name or {stage, where, optional}")
+				continue
+			}
+			for _, k := range sortedKeys(mm) {
+				switch k {
+				case "stage", "where", "optional":
+				default:
+					c.add(stage, f+"."+k, "unknown field (known: stage, where, optional)")
+				}
+			}
+			in.Stage, _ = mm["stage"].(string)
+			if o, ok := mm["optional"]; ok {
+				b, isBool := o.(bool)
+				if !isBool {
+					c.add(stage, f+".optional", "must be true or false")
+				}
+				in.Optional = b
+			}
+			if w := mm["where"]; w != nil {
+				wm := asMap(w)
+				if wm == nil {
+					c.add(stage, f+".where", "must be a mapping of axis to value(s)")
+				}
+				in.Where = map[string][]string{}
+				for _, ax := range sortedKeys(wm) {
+					switch y := wm[ax].(type) {
+					case []any:
+						for _, z := range y {
+							in.Where[ax] = append(in.Where[ax], scalarText(z))
+						}
+					default:
+						in.Where[ax] = []string{scalarText(y)}
+					}
+				}
+			}
+		}
+		if in.Stage == "" {
+			c.add(stage, f, "missing upstream stage name")
+			continue
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+func decodeOverrides(c *collector, stage, field string, v any) []Override {
+	if v == nil {
+		return nil
+	}
+	l, ok := v.([]any)
+	if !ok {
+		c.add(stage, field, "must be a list of {when, params}")
+		return nil
+	}
+	var out []Override
+	for i, x := range l {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		m := asMap(x)
+		if m == nil {
+			c.add(stage, f, "must be a mapping {when, params}")
+			continue
+		}
+		for _, k := range sortedKeys(m) {
+			if k != "when" && k != "params" {
+				c.add(stage, f+"."+k, "unknown field (known: when, params)")
+			}
+		}
+		o := Override{When: map[string]string{}}
+		wm := asMap(m["when"])
+		if wm == nil || len(wm) == 0 {
+			c.add(stage, f+".when", "must be a non-empty mapping of axis to value")
+		}
+		for _, k := range sortedKeys(wm) {
+			o.When[k] = scalarText(wm[k])
+		}
+		o.Params = decodeParams(c, stage, f+".params", m["params"])
+		out = append(out, o)
+	}
+	return out
+}
+
+// scalarText is the canonical text of a coordinate value.
+func scalarText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return task.FormatFloat(x)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return fmt.Sprint(v)
+}
+
+func stageByName(stages []*Stage) map[string]*Stage {
+	m := make(map[string]*Stage, len(stages))
+	for _, s := range stages {
+		m[s.Name] = s
+	}
+	return m
+}
+
+func checkProfile(c *collector, name string, v any, stages []*Stage) {
+	applyProfile(c, name, v, nil, cloneStages(stages))
+}
+
+func cloneStages(stages []*Stage) []*Stage {
+	out := make([]*Stage, len(stages))
+	for i, s := range stages {
+		cp := *s
+		cp.Params = maps.Clone(s.Params)
+		cp.Matrix = slices.Clone(s.Matrix)
+		cp.Overrides = slices.Clone(s.Overrides)
+		out[i] = &cp
+	}
+	return out
+}
+
+func applyProfile(c *collector, name string, v any, seeds map[string][]int64, stages []*Stage) {
+	field := "profiles." + name
+	m := asMap(v)
+	if m == nil {
+		c.add("", field, "must be a mapping {seeds, stages}")
+		return
+	}
+	for _, k := range sortedKeys(m) {
+		if k != "seeds" && k != "stages" {
+			c.add("", field+"."+k, "unknown field (known: seeds, stages)")
+		}
+	}
+	ps := decodeSeeds(c, field+".seeds", m["seeds"])
+	for _, k := range sortedKeys(ps) {
+		if seeds != nil {
+			seeds[k] = ps[k]
+		}
+	}
+	byName := stageByName(stages)
+	sm := asMap(m["stages"])
+	if m["stages"] != nil && sm == nil {
+		c.add("", field+".stages", "must be a mapping of stage name to overrides")
+	}
+	for _, sn := range sortedKeys(sm) {
+		f := field + ".stages." + sn
+		s, ok := byName[sn]
+		if !ok {
+			c.add("", f, "unknown stage %q", sn)
+			continue
+		}
+		patch := asMap(sm[sn])
+		if patch == nil {
+			c.add(sn, f, "must be a mapping {params, matrix, overrides}")
+			continue
+		}
+		for _, k := range sortedKeys(patch) {
+			switch k {
+			case "params", "matrix", "overrides":
+			default:
+				c.add(sn, f+"."+k, "unknown field (known: params, matrix, overrides)")
+			}
+		}
+		for k, pv := range decodeParams(c, sn, f+".params", patch["params"]) {
+			s.Params[k] = pv
+		}
+		for _, ax := range decodeMatrix(c, sn, f+".matrix", patch["matrix"]) {
+			i := slices.IndexFunc(s.Matrix, func(a Axis) bool { return a.Name == ax.Name })
+			if i < 0 {
+				c.add(sn, f+".matrix."+ax.Name, "profile may only narrow or change existing axes; stage has no axis %q", ax.Name)
+				continue
+			}
+			s.Matrix[i] = ax
+		}
+		s.Overrides = append(s.Overrides, decodeOverrides(c, sn, f+".overrides", patch["overrides"])...)
+	}
+}
+
+// resolveRefs replaces "$name" seed-list references in matrices, params
+// and where-clauses.
+func resolveRefs(c *collector, seeds map[string][]int64, stages []*Stage) {
+	expand := func(stage, field string, vals []any) []any {
+		var out []any
+		for _, v := range vals {
+			s, ok := v.(string)
+			if !ok || !strings.HasPrefix(s, "$") {
+				out = append(out, v)
+				continue
+			}
+			l, ok := seeds[s[1:]]
+			if !ok {
+				c.add(stage, field, "unknown seed list %q (known: %s)", s, strings.Join(sortedKeys(seeds), ", "))
+				continue
+			}
+			for _, n := range l {
+				out = append(out, int(n))
+			}
+		}
+		return out
+	}
+	for _, s := range stages {
+		for i := range s.Matrix {
+			s.Matrix[i].Values = expand(s.Name, "matrix."+s.Matrix[i].Name, s.Matrix[i].Values)
+		}
+		for _, k := range sortedKeys(s.Params) {
+			switch v := s.Params[k].(type) {
+			case string:
+				if strings.HasPrefix(v, "$") {
+					s.Params[k] = expand(s.Name, "params."+k, []any{v})
+				}
+			case []any:
+				s.Params[k] = expand(s.Name, "params."+k, v)
+			}
+		}
+		for j := range s.Inputs {
+			for ax, vals := range s.Inputs[j].Where {
+				var any_ []any
+				for _, v := range vals {
+					any_ = append(any_, v)
+				}
+				var texts []string
+				for _, v := range expand(s.Name, "inputs."+s.Inputs[j].Slot+".where."+ax, any_) {
+					texts = append(texts, scalarText(v))
+				}
+				s.Inputs[j].Where[ax] = texts
+			}
+		}
+	}
+}
+
+// order checks inputs (dangling references, slots, cycles) and returns the
+// stages in topological order, ties broken by file order.
+func order(c *collector, stages []*Stage) []*Stage {
+	byName := stageByName(stages)
+	for _, s := range stages {
+		for _, in := range s.Inputs {
+			up, ok := byName[in.Stage]
+			if !ok {
+				c.add(s.Name, "inputs."+in.Slot, "unknown stage %q", in.Stage)
+				continue
+			}
+			if up == s {
+				c.add(s.Name, "inputs."+in.Slot, "a stage cannot take its own output")
+			}
+			for _, ax := range sortedKeys(in.Where) {
+				if !slices.ContainsFunc(up.Matrix, func(a Axis) bool { return a.Name == ax }) {
+					c.add(s.Name, "inputs."+in.Slot+".where."+ax, "stage %q has no axis %q", up.Name, ax)
+				}
+			}
+		}
+	}
+	if len(c.list) > 0 {
+		return nil
+	}
+	// Cycle detection by DFS in file order; report each cycle once.
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[string]int{}
+	var stack []string
+	var visit func(s *Stage)
+	visit = func(s *Stage) {
+		color[s.Name] = grey
+		stack = append(stack, s.Name)
+		for _, in := range s.Inputs {
+			up := byName[in.Stage]
+			switch color[up.Name] {
+			case white:
+				visit(up)
+			case grey:
+				i := slices.Index(stack, up.Name)
+				cyc := append(slices.Clone(stack[i:]), up.Name)
+				slices.Reverse(cyc)
+				c.add(s.Name, "inputs."+in.Slot, "cycle: %s", strings.Join(cyc, " -> "))
+			}
+		}
+		stack = stack[:len(stack)-1]
+		color[s.Name] = black
+	}
+	for _, s := range stages {
+		if color[s.Name] == white {
+			visit(s)
+		}
+	}
+	if len(c.list) > 0 {
+		return nil
+	}
+	// Kahn's algorithm with a file-order tie break.
+	indeg := map[string]int{}
+	down := map[string][]*Stage{}
+	for _, s := range stages {
+		ups := map[string]bool{}
+		for _, in := range s.Inputs {
+			if !ups[in.Stage] {
+				ups[in.Stage] = true
+				indeg[s.Name]++
+				down[in.Stage] = append(down[in.Stage], s)
+			}
+		}
+	}
+	var out []*Stage
+	done := map[string]bool{}
+	for len(out) < len(stages) {
+		for _, s := range stages {
+			if !done[s.Name] && indeg[s.Name] == 0 {
+				done[s.Name] = true
+				out = append(out, s)
+				for _, d := range down[s.Name] {
+					indeg[d.Name]--
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+func expand(c *collector, file, profile string, stages []*Stage, kinds map[string]task.Kind) *Plan {
+	plan := &Plan{File: file, Profile: profile, Stages: stages, byPath: map[string]*Task{}}
+	byStage := map[string][]*Task{}
+	for _, s := range stages {
+		kind := kinds[s.Kind]
+		slots := map[string]task.Slot{}
+		for _, sl := range kind.Slots() {
+			slots[sl.Name] = sl
+			if sl.Required && !slices.ContainsFunc(s.Inputs, func(in InputSpec) bool { return in.Slot == sl.Name }) {
+				c.add(s.Name, "inputs."+sl.Name, "missing required input of kind %s", s.Kind)
+			}
+		}
+		for _, in := range s.Inputs {
+			if _, ok := slots[in.Slot]; !ok {
+				c.add(s.Name, "inputs."+in.Slot, "kind %s has no input slot %q (known: %s)", s.Kind, in.Slot, strings.Join(sortedKeys(slots), ", "))
+			}
+		}
+		axisNames := map[string]bool{}
+		var implicit []string
+		for _, ax := range s.Matrix {
+			axisNames[ax.Name] = true
+			implicit = append(implicit, ax.Name)
+			if ax.Name == "seed" {
+				for i, v := range ax.Values {
+					if n, ok := asInt(v); !ok || n < 0 {
+						c.add(s.Name, fmt.Sprintf("matrix.seed[%d]", i), "%v is not a non-negative integer", v)
+					}
+				}
+			}
+			seen := map[string]bool{}
+			for _, v := range ax.Values {
+				t := scalarText(v)
+				if seen[t] {
+					c.add(s.Name, "matrix."+ax.Name, "duplicate value %s", t)
+				}
+				seen[t] = true
+			}
+		}
+		for i, o := range s.Overrides {
+			for _, ax := range sortedKeys(o.When) {
+				if !axisNames[ax] {
+					c.add(s.Name, fmt.Sprintf("overrides[%d].when.%s", i, ax), "stage has no axis %q", ax)
+				}
+			}
+		}
+		for _, coords := range product(s.Matrix) {
+			t := &Task{Stage: s, Kind: kind, Inputs: map[string][]*Task{}}
+			var parts []string
+			vals := maps.Clone(s.Params)
+			for i, ax := range s.Matrix {
+				text := scalarText(coords[i])
+				t.Coords = append(t.Coords, task.Coord{Axis: ax.Name, Value: text})
+				parts = append(parts, ax.Name+"="+text)
+				if ax.Name == "seed" {
+					n, _ := asInt(coords[i])
+					t.Seed, t.HasSeed = uint64(n), true
+					continue
+				}
+				if _, clash := s.Params[ax.Name]; clash {
+					c.add(s.Name, "params."+ax.Name, "also a matrix axis; set it in one place")
+				}
+				vals[ax.Name] = coords[i]
+			}
+			for _, o := range s.Overrides {
+				if matches(t, o.When) {
+					maps.Copy(vals, o.Params)
+				}
+			}
+			t.Path = strings.Join(append([]string{s.Name}, parts...), "/")
+			t.Params = task.NewParams(file, s.Name, vals, implicit...)
+			t.Runner = kind.Plan(t.Params)
+			if err := t.Params.Err(); err != nil {
+				for _, e := range unjoin(err) {
+					c.addErr(e)
+				}
+			}
+			t.Index = len(plan.Tasks)
+			plan.Tasks = append(plan.Tasks, t)
+			plan.byPath[t.Path] = t
+			byStage[s.Name] = append(byStage[s.Name], t)
+		}
+	}
+	for _, t := range plan.Tasks {
+		bind(c, t, byStage)
+	}
+	return plan
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, unjoin(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+func matches(t *Task, when map[string]string) bool {
+	for ax, v := range when {
+		got, ok := t.Coord(ax)
+		if !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+func product(axes []Axis) [][]any {
+	out := [][]any{{}}
+	for _, ax := range axes {
+		var next [][]any
+		for _, prefix := range out {
+			for _, v := range ax.Values {
+				next = append(next, append(slices.Clone(prefix), v))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+func bind(c *collector, t *Task, byStage map[string][]*Task) {
+	deps := map[int]*Task{}
+	for _, in := range t.Stage.Inputs {
+		slot := task.Slot{Name: in.Slot}
+		for _, sl := range t.Kind.Slots() {
+			if sl.Name == in.Slot {
+				slot = sl
+			}
+		}
+		var got []*Task
+		for _, up := range byStage[in.Stage] {
+			ok := true
+			for _, uc := range up.Coords {
+				// A where clause on an axis replaces matching on it.
+				if allowed, filtered := in.Where[uc.Axis]; filtered {
+					if !slices.Contains(allowed, uc.Value) {
+						ok = false
+						break
+					}
+					continue
+				}
+				if v, shared := t.Coord(uc.Axis); shared && v != uc.Value {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				got = append(got, up)
+			}
+		}
+		sort.Slice(got, func(i, j int) bool { return got[i].Path < got[j].Path })
+		field := "inputs." + in.Slot
+		switch {
+		case len(got) == 0 && !in.Optional:
+			c.add(t.Stage.Name, field, "no task of stage %q matches %s", in.Stage, t.Path)
+		case len(got) > 1 && !slot.Many:
+			c.add(t.Stage.Name, field, "%d tasks of stage %q match %s but the slot takes one (add a matrix axis or a where clause)", len(got), in.Stage, t.Path)
+		}
+		t.Inputs[in.Slot] = got
+		for _, g := range got {
+			deps[g.Index] = g
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(deps)) {
+		t.Deps = append(t.Deps, deps[k])
+	}
+}

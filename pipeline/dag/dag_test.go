@@ -1,0 +1,267 @@
+package dag_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"zorepro/pipeline/dag"
+	"zorepro/pipeline/task"
+)
+
+// fitKind stands in for a training kind with the constraints the real ones
+// have: a positive step size, at least one direction, top-b <= directions.
+type fitKind struct{}
+
+func (fitKind) Name() string { return "fit" }
+func (fitKind) Version() int { return 1 }
+func (fitKind) Slots() []task.Slot {
+	return []task.Slot{{Name: "data", Required: true}, {Name: "hyper"}}
+}
+func (fitKind) Plan(p *task.Params) task.Runner {
+	p.Float("alpha", task.Required(), task.Above(0))
+	n := p.Int("directions", task.Default(int64(10)), task.Min(1))
+	top := p.Int("top", task.Default(int64(10)), task.Min(1))
+	if top > n {
+		p.Errorf("top", "%d is out of range (must be <= directions = %d)", top, n)
+	}
+	p.String("method", task.Default("ars"), task.OneOf("ars", "sgd"))
+	return nopRunner{}
+}
+
+type genKind struct{}
+
+func (genKind) Name() string       { return "gen" }
+func (genKind) Version() int       { return 1 }
+func (genKind) Slots() []task.Slot { return nil }
+func (genKind) Plan(p *task.Params) task.Runner {
+	p.Int("d", task.Default(int64(10)), task.Min(1))
+	return nopRunner{}
+}
+
+type plotKind struct{}
+
+func (plotKind) Name() string                    { return "show" }
+func (plotKind) Version() int                    { return 1 }
+func (plotKind) Slots() []task.Slot              { return []task.Slot{{Name: "curves", Required: true, Many: true}} }
+func (plotKind) Plan(p *task.Params) task.Runner { return nopRunner{} }
+
+type nopRunner struct{}
+
+func (nopRunner) Components() []any                   { return nil }
+func (nopRunner) Run(context.Context, task.Env) error { return nil }
+
+var kinds = map[string]task.Kind{"fit": fitKind{}, "gen": genKind{}, "show": plotKind{}}
+
+const good = `version: 1
+seeds:
+  eval: [1, 2]
+stages:
+  - name: data
+    kind: gen
+    matrix: {d: [10, 100], seed: $eval}
+  - name: train
+    kind: fit
+    inputs: {data: data}
+    matrix: {d: [10, 100], seed: $eval}
+    params: {alpha: 0.03}
+  - name: figure
+    kind: show
+    inputs: {curves: train}
+profiles:
+  paper: {}
+  smoke:
+    seeds: {eval: [1]}
+    stages:
+      train: {params: {alpha: 0.01}, matrix: {d: [10]}}
+`
+
+func write(t testing.TB, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "dag.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestGoodFileExpands(t *testing.T) {
+	plan, err := dag.Load(write(t, good), "paper", kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, tk := range plan.Tasks {
+		paths = append(paths, tk.Path)
+	}
+	want := "data/d=10/seed=1 data/d=10/seed=2 data/d=100/seed=1 data/d=100/seed=2 train/d=10/seed=1 train/d=10/seed=2 train/d=100/seed=1 train/d=100/seed=2 figure"
+	if got := strings.Join(paths, " "); got != want {
+		t.Fatalf("tasks:\n got %s\nwant %s", got, want)
+	}
+	fig := plan.Task("figure")
+	if len(fig.Inputs["curves"]) != 4 || len(fig.Deps) != 4 {
+		t.Fatalf("figure inputs = %d", len(fig.Inputs["curves"]))
+	}
+	tr := plan.Task("train/d=100/seed=2")
+	if up := tr.Inputs["data"]; len(up) != 1 || up[0].Path != "data/d=100/seed=2" {
+		t.Fatalf("train input = %v", up)
+	}
+	if !tr.HasSeed || tr.Seed != 2 {
+		t.Fatalf("seed = %d %v", tr.Seed, tr.HasSeed)
+	}
+	if got := strings.Join(tr.Params.Resolved(), ";"); got != "alpha 0.03;directions 10;method \"ars\";top 10" {
+		t.Fatalf("resolved = %s", got)
+	}
+	smoke, err := dag.Load(write(t, good), "smoke", kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(smoke.Tasks); n != 2+1+1 {
+		t.Fatalf("smoke has %d tasks, want 4", n)
+	}
+	if got := smoke.Task("train/d=10/seed=1").Params.Resolved()[0]; got != "alpha 0.01" {
+		t.Fatalf("profile param = %s", got)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	repl := func(old, new string) string {
+		if !strings.Contains(good, old) {
+			t.Fatalf("test bug: %q not in the good file", old)
+		}
+		return strings.Replace(good, old, new, 1)
+	}
+	cases := []struct {
+		name, text, profile string
+		want                []string
+	}{
+		{"missing version", repl("version: 1\n", ""), "", []string{"version: missing (want 1)"}},
+		{"unsupported version", repl("version: 1", "version: 2"), "", []string{"version: unsupported version 2"}},
+		{"unknown top-level field", good + "extra: 1\n", "", []string{"extra: unknown top-level field"}},
+		{"stages not a list", "version: 1\nstages: {a: 1}\n", "", []string{"stages: must be a non-empty list"}},
+		{"stage without name", repl("  - name: data\n", "  - kind_: x\n"), "", []string{"stages[0].name: missing"}},
+		{"bad stage name", repl("name: train", "name: Train"), "", []string{`stage "Train": name: must be lowercase`}},
+		{"duplicate stage", repl("name: figure", "name: train"), "", []string{`stage "train": name: duplicate stage name`}},
+		{"unknown kind", repl("kind: show", "kind: draw"), "", []string{`stage "figure": kind: unknown kind "draw" (known: fit, gen, show)`}},
+		{"unknown stage field", repl("    kind: show\n", "    kind: show\n    needs: [x]\n"), "", []string{`stage "figure": needs: unknown field`}},
+		{"unknown parameter", repl("alpha: 0.03}", "alpha: 0.03, alpah: 1}"), "", []string{`stage "train": params.alpah: unknown parameter`}},
+		{"wrong type", repl("alpha: 0.03}", "alpha: fast}"), "", []string{`stage "train": params.alpha: must be a number, got a string`}},
+		{"negative step size", repl("alpha: 0.03}", "alpha: -0.1}"), "", []string{`stage "train": params.alpha: -0.1 is out of range (must be > 0)`}},
+		{"zero directions", repl("alpha: 0.03}", "alpha: 0.03, directions: 0, top: 0}"), "", []string{`params.directions: 0 is out of range (must be >= 1)`}},
+		{"top above directions", repl("alpha: 0.03}", "alpha: 0.03, directions: 5, top: 8}"), "", []string{`stage "train": params.top: 8 is out of range (must be <= directions = 5)`}},
+		{"bad choice", repl("alpha: 0.03}", "alpha: 0.03, method: newton}"), "", []string{`params.method: "newton" is not one of ars, sgd`}},
+		{"cycle", repl("    inputs: {data: data}\n", "    inputs: {data: data, hyper: figure}\n"), "", []string{"cycle: train -> figure -> train"}},
+		{"dangling input", repl("inputs: {curves: train}", "inputs: {curves: trian}"), "", []string{`stage "figure": inputs.curves: unknown stage "trian"`}},
+		{"missing required input", repl("    inputs: {curves: train}\n", ""), "", []string{`stage "figure": inputs.curves: missing required input of kind show`}},
+		{"unknown slot", repl("inputs: {curves: train}", "inputs: {curves: train, extra: data}"), "", []string{`stage "figure": inputs.extra: kind show has no input slot "extra" (known: curves)`}},
+		{"self input", repl("inputs: {curves: train}", "inputs: {curves: figure}"), "", []string{"a stage cannot take its own output"}},
+		{"unknown seed list", repl("seed: $eval}\n  - name: train", "seed: $evl}\n  - name: train"), "", []string{`stage "data": matrix.seed: unknown seed list "$evl"`}},
+		{"empty axis", repl("matrix: {d: [10, 100], seed: $eval}\n  - name: train", "matrix: {d: [], seed: $eval}\n  - name: train"), "", []string{`stage "data": matrix.d: must not be empty`}},
+		{"non-scalar axis value", repl("matrix: {d: [10, 100], seed: $eval}\n  - name: train", "matrix: {d: [[10]], seed: $eval}\n  - name: train"), "", []string{`stage "data": matrix.d[0]: matrix values must be scalars`}},
+		{"duplicate axis value", repl("matrix: {d: [10, 100], seed: $eval}\n  - name: train", "matrix: {d: [10, 10], seed: $eval}\n  - name: train"), "", []string{`stage "data": matrix.d: duplicate value 10`}},
+		{"negative seed", repl("eval: [1, 2]", "eval: [1, -2]"), "", []string{"seeds.eval[1]: -2 is not a non-negative integer"}},
+		{"unknown profile", good, "fast", []string{`profiles: unknown profile "fast" (known: paper, smoke)`}},
+		{"profile names unknown stage", repl("      train: {params", "      trian: {params"), "smoke", []string{`profiles.smoke.stages.trian: unknown stage "trian"`}},
+		{"profile unknown field", repl("    seeds: {eval: [1]}", "    seed: {eval: [1]}"), "", []string{"profiles.smoke.seed: unknown field (known: seeds, stages)"}},
+		{"bad value in other profile", repl("params: {alpha: 0.01}", "params: {alpha: '0.01x'}"), "paper", nil}, // caught at run under smoke only (typed at plan)
+		{"input matches nothing", repl("    matrix: {d: [10, 100], seed: $eval}\n    params", "    matrix: {d: [10, 1000], seed: $eval}\n    params"), "", []string{`stage "train": inputs.data: no task of stage "data" matches train/d=1000/seed=1`}},
+		{"input ambiguous", repl("    inputs: {data: data}\n    matrix: {d: [10, 100], seed: $eval}", "    inputs: {data: data}\n    matrix: {d: [10, 100]}"), "", []string{`stage "train": inputs.data: 2 tasks of stage "data" match train/d=10 but the slot takes one`}},
+		{"where on unknown axis", repl("inputs: {data: data}", "inputs: {data: {stage: data, where: {h: 1}}}"), "", []string{`stage "train": inputs.data.where.h: stage "data" has no axis "h"`}},
+		{"override on unknown axis", repl("    params: {alpha: 0.03}\n", "    params: {alpha: 0.03}\n    overrides: [{when: {h: 1}, params: {alpha: 0.1}}]\n"), "", []string{`stage "train": overrides[0].when.h: stage has no axis "h"`}},
+		{"param is also an axis", repl("params: {alpha: 0.03}", "params: {alpha: 0.03, d: 5}"), "", []string{`stage "train": params.d: also a matrix axis`}},
+		{"yaml syntax", "version: 1\nstages: [\n", "", []string{"dag.yaml: cannot read"}},
+		{"duplicate yaml key", repl("    kind: show\n", "    kind: show\n    kind: gen\n"), "", []string{"dag.yaml: cannot read", "already defined"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := write(t, c.text)
+			_, err := dag.Load(path, c.profile, kinds)
+			if c.want == nil {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, want %q", c.want)
+			}
+			if !errors.Is(err, dag.ErrInvalid) {
+				t.Errorf("error does not wrap ErrInvalid: %v", err)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, path) {
+				t.Errorf("error does not name the file %s:\n%s", path, msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error lacks %q:\n%s", w, msg)
+				}
+			}
+		})
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	_, err := dag.Load(filepath.Join(t.TempDir(), "nope.yaml"), "", kinds)
+	if err == nil || !strings.Contains(err.Error(), "nope.yaml: cannot read") || !errors.Is(err, dag.ErrInvalid) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestAllProblemsAtOnce(t *testing.T) {
+	text := strings.NewReplacer(
+		"alpha: 0.03}", "alpha: -1, top: 20}",
+		"kind: show", "kind: draw",
+		"seed: $eval}\n  - name: train", "seed: $nope}\n  - name: train",
+	).Replace(good)
+	_, err := dag.Load(write(t, text), "", kinds)
+	var ps dag.Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("err = %v", err)
+	}
+	// Structural problems are reported before parameters are decoded, so
+	// a second pass finds these; the first must report both structural ones.
+	msg := err.Error()
+	for _, w := range []string{`unknown kind "draw"`} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("missing %q in\n%s", w, msg)
+		}
+	}
+	text2 := strings.NewReplacer("alpha: 0.03}", "alpha: -1, top: 20, colour: 1}").Replace(good)
+	_, err = dag.Load(write(t, text2), "", kinds)
+	msg = err.Error()
+	for _, w := range []string{"params.alpha: -1 is out of range", "params.top: 20 is out of range", "params.colour: unknown parameter"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("missing %q in\n%s", w, msg)
+		}
+	}
+	if n := strings.Count(msg, "params.alpha"); n != 1 {
+		t.Errorf("the same problem is reported %d times (once per task?), want once:\n%s", n, msg)
+	}
+}
+
+func FuzzLoad(f *testing.F) {
+	f.Add(good)
+	f.Add("version: 1\nstages: []\n")
+	f.Add("version: 1\nstages:\n  - {name: a, kind: gen, matrix: {seed: [1]}}\n  - {name: b, kind: fit, inputs: {data: a}, matrix: {seed: [1]}, params: {alpha: 1}}\n")
+	f.Add("{")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, text string) {
+		path := filepath.Join(dir, "dag.yaml")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, profile := range []string{"", "smoke"} {
+			plan, err := dag.Load(path, profile, kinds)
+			if err == nil && plan == nil {
+				t.Fatal("nil plan without error")
+			}
+			if err != nil && !errors.Is(err, dag.ErrInvalid) {
+				t.Fatalf("error does not wrap ErrInvalid: %v", err)
+			}
+		}
+	})
+}

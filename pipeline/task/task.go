@@ -1,0 +1,118 @@
+package task
+
+import (
+	"context"
+	"encoding/json"
+
+	"zorepro/pipeline/stream"
+)
+
+// Kind is a stage kind.
+type Kind interface {
+	// Name is the kind's name in dag.yaml.
+	Name() string
+	// Version is bumped by hand when the kind's results change in a way the
+	// hash of its code cannot show.
+	Version() int
+	// Slots lists the named inputs a task of this kind takes.
+	Slots() []Slot
+	// Plan decodes one task's parameters. Problems are reported through p;
+	// the engine discards the Runner when p.Err() is not nil.
+	Plan(p *Params) Runner
+}
+
+// Slot is a named input of a kind.
+type Slot struct {
+	Name     string
+	Required bool
+	Many     bool // accepts several upstream tasks (e.g. a plot's evaluations)
+}
+
+// Runner is a planned task.
+type Runner interface {
+	// Components are the values, besides the Kind, whose code this task
+	// runs; the packages defining their types are roots of the task's code
+	// identity.
+	Components() []any
+	// Run computes the task's outputs.
+	Run(ctx context.Context, env Env) error
+}
+
+// Native is implemented by components that link native libraries; the
+// returned "name version" lines enter the identity of tasks using them.
+type Native interface {
+	NativeVersions() []string
+}
+
+// Coord is one matrix coordinate of a task, e.g. d=10.
+type Coord struct {
+	Axis, Value string
+}
+
+// Input is one upstream task's output as seen by a downstream task.
+type Input interface {
+	Task() string
+	Coord(axis string) (string, bool)
+	Coords() []Coord
+	// Names lists the upstream task's named outputs, sorted.
+	Names() []string
+	// Read returns one named output's bytes (verified against its ID).
+	Read(name string) ([]byte, error)
+	// ID returns the content ID text of a named output.
+	ID(name string) string
+}
+
+// Metric is one named value of an iteration event.
+type Metric struct {
+	Name  string
+	Value float64
+}
+
+// Iter is a per-iteration event.
+type Iter struct {
+	Iteration int64
+	Samples   int64
+	Digest    uint64
+	Metrics   []Metric
+}
+
+// Env is what a running task sees.
+type Env interface {
+	// Path is the task's name, e.g. train/linreg/d=10/method=ars/seed=5488.
+	Path() string
+	Coords() []Coord
+	// Seed is the task's "seed" coordinate, if it has one.
+	Seed() (uint64, bool)
+	// Streams returns the task's stream source: root = Seed (0 without
+	// one), scope = Path. Every family drawn is recorded.
+	Streams() stream.Source
+	// Inputs returns the upstream tasks bound to a slot, in task-path order.
+	Inputs(slot string) []Input
+	// Output publishes one named output. Names are unique per task.
+	Output(name string, data []byte) error
+	// Iteration records a per-iteration event.
+	Iteration(it Iter)
+	// Note records a free-form event (e.g. one tuning trial's score).
+	Note(kind string, v any)
+	// Resume returns the latest checkpoint of this exact task identity.
+	Resume() (state []byte, iteration int64, ok bool, err error)
+	// CheckpointDue reports whether enough time passed since the last
+	// checkpoint. It affects only when checkpoints are taken, never results.
+	CheckpointDue() bool
+	// Checkpoint stores state as the resume point after iteration.
+	Checkpoint(state []byte, iteration int64) error
+	// Parallel calls fn(0..n-1) on up to the engine's worker budget; fn
+	// must write only to index-owned slots. It returns the error of the
+	// lowest failing index.
+	Parallel(ctx context.Context, n int, fn func(i int) error) error
+	// Progress reports work done out of total for progress display.
+	Progress(done, total int64)
+	// Logf writes a line to the run's log.
+	Logf(format string, args ...any)
+}
+
+// NoteData is the JSON form of Note's payload.
+type NoteData struct {
+	Kind  string          `json:"kind"`
+	Value json.RawMessage `json:"value"`
+}
