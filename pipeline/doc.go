@@ -1,0 +1,27 @@
+// Package pipeline is the engine: it runs a planned dag (package dag) over
+// a content-addressed store (package store) and an event log (package
+// events), rerunning only what changed.
+//
+// A task's identity (ActionID) is the xxhash of its transcript: sorted
+// "key value" lines naming the stage kind and its hand-bumped version, the
+// task path and seed, every resolved parameter, every input's *output* ID
+// (so an upstream that reproduces identical bytes invalidates nothing
+// downstream), the code identity of the Go packages the task is compiled
+// from (see package codeid), the Go version, GOARCH and native library
+// versions. The action cache in the event log maps ActionIDs to output IDs;
+// an output ID names a manifest (one "name id size" line per named output)
+// kept in the store.
+//
+// Scheduling: one goroutine owns all shared state; a ready queue ordered by
+// task index feeds up to Jobs workers. A task's own parallel work
+// (Env.Parallel) borrows idle worker tokens, so the total stays at Jobs.
+// Results never depend on the number of workers: every unit draws from its
+// own named stream and reduces in index order.
+//
+// Failure and interruption: a failed task skips its descendants; a
+// cancelled context stops tasks at their next iteration boundary after a
+// checkpoint, flushes the event log and leaves the store resumable. A task
+// interrupted in any way (even SIGKILL) resumes from its latest checkpoint
+// under the same ActionID and produces the same bytes as an uninterrupted
+// run.
+package pipeline

@@ -1,0 +1,392 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"zorepro/pipeline/dag"
+	"zorepro/pipeline/events"
+	"zorepro/pipeline/store"
+)
+
+// Options control one run.
+type Options struct {
+	Jobs               int           // workers; at least 1
+	Force              bool          // ignore the action cache
+	CheckpointInterval time.Duration // minimum time between checkpoints of one task
+	FiguresDir         string        // where plot outputs are exported ("" = none)
+	Log                io.Writer     // progress and log lines (nil = discard)
+	Terminal           bool          // draw a progress bar instead of log lines
+	Args               []string      // recorded with the run
+	Profile            string        // recorded with the run
+}
+
+// Engine runs a plan.
+type Engine struct {
+	Plan     *dag.Plan
+	Store    *store.Store
+	Events   *events.Log
+	Code     CodeIdentity
+	Platform Platform
+	Opt      Options
+}
+
+// FigureFile is one exported figure file.
+type FigureFile struct {
+	Path string `json:"path"`
+	ID   string `json:"id"`
+}
+
+// Result summarises a run. Task lists are in plan order.
+type Result struct {
+	Run         uint64                `json:"run"`
+	Executed    []string              `json:"executed"`
+	Cached      []string              `json:"cached"`
+	Failed      []string              `json:"failed"`
+	Skipped     []string              `json:"skipped"`
+	Interrupted []string              `json:"interrupted,omitempty"`
+	Figures     map[string]FigureFile `json:"figures"`
+	Errors      map[string]string     `json:"errors,omitempty"`
+}
+
+type status int
+
+const (
+	pending status = iota
+	running
+	done
+	cached
+	failed
+	skipped
+	interrupted
+)
+
+type outcome struct {
+	t      *dag.Task
+	status status
+	output string
+	err    error
+}
+
+// Run executes the plan: cached tasks are reused, the rest run on up to
+// Opt.Jobs workers. It returns ErrTaskFailed or ErrInterrupted (wrapped)
+// alongside a complete Result.
+func (e *Engine) Run(ctx context.Context) (*Result, error) {
+	if e.Opt.Jobs < 1 {
+		e.Opt.Jobs = 1
+	}
+	info, _ := json.Marshal(map[string]any{
+		"args": e.Opt.Args, "profile": e.Opt.Profile, "dag": e.Plan.File, "jobs": e.Opt.Jobs,
+		"go": e.Platform.GoVersion, "goarch": e.Platform.GOARCH, "tasks": len(e.Plan.Tasks),
+	})
+	run, err := e.Events.BeginRun(info, time.Now().UnixNano())
+	if err != nil {
+		return nil, fmt.Errorf("begin run: %w", err)
+	}
+	w := e.Events.NewWriter(events.WriterOptions{})
+	r := &runner{
+		e: e, run: run, w: w, ctx: ctx,
+		tokens:  make(chan struct{}, e.Opt.Jobs),
+		state:   make([]status, len(e.Plan.Tasks)),
+		outputs: map[string]string{},
+		results: make(chan outcome),
+		prog:    newProgress(e.Opt.Log, e.Opt.Terminal, len(e.Plan.Tasks)),
+	}
+	res := r.loop()
+	res.Run = run
+	r.prog.finish()
+	if err := e.exportFigures(res, r.outputs); err != nil {
+		res.Errors["figures"] = err.Error()
+		res.Failed = append(res.Failed, "figures")
+	}
+	state := "finished"
+	var runErr error
+	switch {
+	case len(res.Interrupted) > 0 || ctx.Err() != nil:
+		state, runErr = "interrupted", ErrInterrupted
+	case len(res.Failed) > 0:
+		state, runErr = "failed", ErrTaskFailed
+	}
+	sum, _ := json.Marshal(map[string]int{"executed": len(res.Executed), "cached": len(res.Cached), "failed": len(res.Failed), "skipped": len(res.Skipped), "interrupted": len(res.Interrupted)})
+	w.Append(events.Event{Type: "run", Run: run, State: state, Time: time.Now().UnixNano(), Data: sum})
+	if err := w.Close(); err != nil {
+		return res, fmt.Errorf("event log %s: %w", e.Events.Path(), err)
+	}
+	return res, runErr
+}
+
+type runner struct {
+	e       *Engine
+	run     uint64
+	w       *events.Writer
+	ctx     context.Context
+	tokens  chan struct{}
+	state   []status
+	outputs map[string]string // task path → output ID (done or cached)
+	results chan outcome
+	prog    *progress
+}
+
+func (r *runner) loop() *Result {
+	tasks := r.e.Plan.Tasks
+	res := &Result{Figures: map[string]FigureFile{}, Errors: map[string]string{}}
+	down := make([][]*dag.Task, len(tasks))
+	waiting := make([]int, len(tasks))
+	for _, t := range tasks {
+		waiting[t.Index] = len(t.Deps)
+		for _, d := range t.Deps {
+			down[d.Index] = append(down[d.Index], t)
+		}
+	}
+	var ready []*dag.Task // sorted by index
+	push := func(t *dag.Task) {
+		i := sort.Search(len(ready), func(i int) bool { return ready[i].Index > t.Index })
+		ready = append(ready, nil)
+		copy(ready[i+1:], ready[i:])
+		ready[i] = t
+	}
+	for _, t := range tasks {
+		if waiting[t.Index] == 0 {
+			push(t)
+		}
+	}
+	var skip func(t *dag.Task, cause string)
+	skip = func(t *dag.Task, cause string) {
+		for _, d := range down[t.Index] {
+			if r.state[d.Index] == pending {
+				r.state[d.Index] = skipped
+				r.w.Append(events.Event{Type: "state", Run: r.run, Task: d.Path, State: "skipped", Time: time.Now().UnixNano(), Error: "upstream " + cause + " failed"})
+				r.prog.event("skipped", d.Path, nil)
+				skip(d, cause)
+			}
+		}
+	}
+	inflight := 0
+	stopping := false
+	for {
+		if r.ctx.Err() != nil {
+			stopping = true
+		}
+		if inflight == 0 && (len(ready) == 0 || stopping) {
+			break
+		}
+		var acquire chan<- struct{}
+		if len(ready) > 0 && !stopping {
+			acquire = r.tokens
+		}
+		select {
+		case acquire <- struct{}{}:
+			t := ready[0]
+			ready = ready[1:]
+			r.state[t.Index] = running
+			deps := map[string]string{}
+			for _, d := range t.Deps {
+				deps[d.Path] = r.outputs[d.Path]
+			}
+			inflight++
+			r.prog.event("start", t.Path, nil)
+			go func() { r.results <- r.execute(t, deps) }()
+		case o := <-r.results:
+			<-r.tokens
+			inflight--
+			r.state[o.t.Index] = o.status
+			switch o.status {
+			case done, cached:
+				r.outputs[o.t.Path] = o.output
+				for _, d := range down[o.t.Index] {
+					waiting[d.Index]--
+					if waiting[d.Index] == 0 && r.state[d.Index] == pending {
+						push(d)
+					}
+				}
+			case failed:
+				res.Errors[o.t.Path] = o.err.Error()
+				skip(o.t, o.t.Path)
+			case interrupted:
+			}
+			r.prog.event(o.status.String(), o.t.Path, o.err)
+		case <-r.ctx.Done():
+			stopping = true
+		}
+	}
+	for _, t := range tasks {
+		switch r.state[t.Index] {
+		case done:
+			res.Executed = append(res.Executed, t.Path)
+		case cached:
+			res.Cached = append(res.Cached, t.Path)
+		case failed:
+			res.Failed = append(res.Failed, t.Path)
+		case skipped:
+			res.Skipped = append(res.Skipped, t.Path)
+		case interrupted:
+			res.Interrupted = append(res.Interrupted, t.Path)
+		}
+	}
+	for _, l := range []*[]string{&res.Executed, &res.Cached, &res.Failed, &res.Skipped} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	return res
+}
+
+func (s status) String() string {
+	return [...]string{"pending", "running", "done", "cached", "failed", "skipped", "interrupted"}[s]
+}
+
+// execute resolves one task: a verified cache hit, or a run.
+func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
+	o.t = t
+	defer func() {
+		if p := recover(); p != nil {
+			o.status, o.err = failed, fmt.Errorf("%s: panic: %v", t.Path, p)
+			r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "failed", Time: time.Now().UnixNano(), Error: o.err.Error()})
+		}
+	}()
+	lines, err := Transcript(t, r.e.Code, r.e.Platform, deps)
+	if err != nil {
+		o.status, o.err = failed, err
+		r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "failed", Time: time.Now().UnixNano(), Error: err.Error()})
+		return o
+	}
+	act := Action(lines)
+	if !r.e.Opt.Force {
+		if rec, ok, err := r.e.Events.Action(act.String()); err == nil && ok {
+			if verr := r.e.verifyOutput(rec.Output); verr == nil {
+				r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "cached", Action: act.String(), Output: rec.Output, Time: time.Now().UnixNano()})
+				o.status, o.output = cached, rec.Output
+				return o
+			} else {
+				r.prog.logf("%s: cached output unusable (%v); recomputing", t.Path, verr)
+			}
+		}
+	}
+	r.w.Append(events.Event{Type: "transcript", Run: r.run, Task: t.Path, Action: act.String(), Transcript: strings.Join(lines, "\n")})
+	r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "started", Action: act.String(), Time: time.Now().UnixNano()})
+	env, err := newEnv(r, t, act, deps)
+	if err == nil {
+		err = t.Runner.Run(r.ctx, env)
+	}
+	env.recordStreams()
+	if err == nil {
+		var out string
+		out, err = env.publish()
+		if err == nil {
+			r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "done", Action: act.String(), Output: out, Time: time.Now().UnixNano()})
+			o.status, o.output = done, out
+			return o
+		}
+	}
+	if r.ctx.Err() != nil && errors.Is(err, r.ctx.Err()) {
+		r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "interrupted", Action: act.String(), Time: time.Now().UnixNano()})
+		o.status, o.err = interrupted, err
+		return o
+	}
+	o.status, o.err = failed, fmt.Errorf("%s: %w", t.Path, err)
+	r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "failed", Action: act.String(), Time: time.Now().UnixNano(), Error: err.Error()})
+	return o
+}
+
+// verifyOutput checks that an output manifest and every output it names are
+// present and intact in the store.
+func (e *Engine) verifyOutput(out string) error {
+	_, err := e.readOutputs(out)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+func (e *Engine) readOutputs(out string) ([]entry, error) {
+	id, err := store.ParseID(out)
+	if err != nil {
+		return nil, err
+	}
+	data, err := e.Store.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	es, err := decodeOutputs(data)
+	if err != nil {
+		return nil, fmt.Errorf("output %s: %w", out, err)
+	}
+	for _, en := range es {
+		if !e.Store.Has(en.ID) {
+			return nil, fmt.Errorf("output %s: %s (%s) missing or corrupt", out, en.Name, en.ID)
+		}
+	}
+	return es, nil
+}
+
+// FigureExporter is implemented by runners whose outputs are figure files
+// to be copied under the figures directory.
+type FigureExporter interface {
+	ExportFigures() bool
+}
+
+func (e *Engine) exportFigures(res *Result, outputs map[string]string) error {
+	if e.Opt.FiguresDir == "" {
+		return nil
+	}
+	var errs []error
+	for _, t := range e.Plan.Tasks {
+		fx, ok := t.Runner.(FigureExporter)
+		out, have := outputs[t.Path]
+		if !ok || !fx.ExportFigures() || !have {
+			continue
+		}
+		es, err := e.readOutputs(out)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", t.Path, err))
+			continue
+		}
+		for _, en := range es {
+			data, err := e.Store.Get(en.ID)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			path := filepath.Join(e.Opt.FiguresDir, en.Name)
+			if err := writeFileAtomic(path, data); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			res.Figures[en.Name] = FigureFile{Path: path, ID: en.ID.String()}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && string(old) == string(data) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("export %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("export %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("export %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("export %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("export %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,383 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"zorepro/pipeline"
+	"zorepro/pipeline/codeid"
+	"zorepro/pipeline/dag"
+	"zorepro/pipeline/events"
+	"zorepro/pipeline/store"
+	"zorepro/pipeline/task"
+)
+
+// fakeCode gives every package a version; a "package edit" bumps it.
+type fakeCode struct {
+	mu       sync.Mutex
+	versions map[string]int
+}
+
+func (f *fakeCode) Closure(roots ...string) (codeid.Identity, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var lines []string
+	for _, r := range roots {
+		lines = append(lines, fmt.Sprintf("pkg %s v%d", r, f.versions[r]))
+	}
+	sort.Strings(lines)
+	return codeid.Identity{ID: fmt.Sprintf("xxh64-%016x", xxhash.Sum64String(strings.Join(lines, "\n"))), Lines: lines}, nil
+}
+
+func (f *fakeCode) BuildLines() []string { return []string{"tags "} }
+
+func (f *fakeCode) bump(pkg string) {
+	f.mu.Lock()
+	f.versions[pkg]++
+	f.mu.Unlock()
+}
+
+// srcKind publishes a value derived from its params (and nothing random).
+type srcKind struct{}
+
+func (srcKind) Name() string       { return "src" }
+func (srcKind) Version() int       { return 1 }
+func (srcKind) Slots() []task.Slot { return nil }
+func (srcKind) Plan(p *task.Params) task.Runner {
+	v := p.Float("value", task.Required())
+	mod := p.Float("mod", task.Default(0.0), task.Min(0))
+	return &srcRunner{v: v, mod: mod}
+}
+
+type srcRunner struct{ v, mod float64 }
+
+func (r *srcRunner) Components() []any { return []any{bytes.Buffer{}} } // package "bytes"
+func (r *srcRunner) Run(ctx context.Context, env task.Env) error {
+	v := r.v
+	if r.mod > 0 {
+		v = math.Mod(v, r.mod)
+	}
+	return env.Output("data", []byte(task.FormatFloat(v)))
+}
+
+// walkKind runs an iterative random walk seeded by its streams, with
+// checkpoints; it optionally adds an input's value.
+type walkKind struct {
+	// gate, when set, is called after each iteration (tests use it to
+	// cancel mid-task).
+	gate func(path string, it int64)
+	fail string // a task path that fails
+}
+
+func (walkKind) Name() string       { return "walk" }
+func (walkKind) Version() int       { return 1 }
+func (walkKind) Slots() []task.Slot { return []task.Slot{{Name: "in"}} }
+func (k *walkKind) Plan(p *task.Params) task.Runner {
+	return &walkRunner{k: k, n: p.Int("steps", task.Required(), task.Above(0))}
+}
+
+type walkRunner struct {
+	k *walkKind
+	n int64
+}
+
+func (r *walkRunner) Components() []any { return []any{time.Duration(0)} } // package "time"
+func (r *walkRunner) Run(ctx context.Context, env task.Env) error {
+	if env.Path() == r.k.fail {
+		return errors.New("deliberate failure")
+	}
+	base := 0.0
+	for _, in := range env.Inputs("in") {
+		b, err := in.Read("data")
+		if err != nil {
+			return err
+		}
+		var f float64
+		fmt.Sscan(string(b), &f)
+		base += f
+	}
+	x, start := base, int64(0)
+	if st, it, ok, err := env.Resume(); err != nil {
+		return err
+	} else if ok {
+		x, start = math.Float64frombits(binary.LittleEndian.Uint64(st)), it
+	}
+	src := env.Streams()
+	for it := start + 1; it <= r.n; it++ {
+		// Each iteration has its own stream; the parallel part reduces
+		// in index order.
+		parts := make([]float64, 4)
+		if err := env.Parallel(ctx, 4, func(i int) error {
+			parts[i] = src.Rand("step", uint64(it), uint64(i)).NormFloat64()
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, p := range parts {
+			x += p
+		}
+		env.Iteration(task.Iter{Iteration: it, Samples: it * 4, Metrics: []task.Metric{{Name: "x", Value: x}}})
+		if r.k.gate != nil {
+			r.k.gate(env.Path(), it)
+		}
+		if ctx.Err() != nil || env.CheckpointDue() {
+			if err := env.Checkpoint(binary.LittleEndian.AppendUint64(nil, math.Float64bits(x)), it); err != nil {
+				return err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return env.Output("data", []byte(task.FormatFloat(x)))
+}
+
+const testDAG = `
+version: 1
+seeds:
+  s: [1, 2]
+stages:
+  - name: a
+    kind: src
+    params: {value: 3}
+  - name: b
+    kind: walk
+    params: {steps: 20}
+    inputs: {in: a}
+    matrix: {seed: $s}
+  - name: c
+    kind: walk
+    params: {steps: 5}
+    matrix: {seed: $s}
+  - name: d
+    kind: walk
+    params: {steps: 3}
+    inputs: {in: {stage: b, where: {seed: [1]}}}
+    matrix: {seed: [9]}
+profiles:
+  other:
+    stages:
+      b: {params: {steps: 21}}
+`
+
+type harness struct {
+	t       *testing.T
+	dir     string
+	code    *fakeCode
+	walk    *walkKind
+	dagYAML string
+}
+
+func newHarness(t *testing.T) *harness {
+	return &harness{t: t, dir: t.TempDir(), code: &fakeCode{versions: map[string]int{}}, walk: &walkKind{}, dagYAML: testDAG}
+}
+
+func (h *harness) kinds() map[string]task.Kind {
+	return map[string]task.Kind{"src": srcKind{}, "walk": h.walk}
+}
+
+func (h *harness) run(ctx context.Context, profile string, jobs int, store_ string) (*pipeline.Result, error) {
+	h.t.Helper()
+	path := filepath.Join(h.dir, "dag.yaml")
+	if err := os.WriteFile(path, []byte(h.dagYAML), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	plan, err := dag.Load(path, profile, h.kinds())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	st, err := store.Open(store_)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	log, err := events.Open(filepath.Join(store_, "events.db"), events.Options{Timeout: time.Second})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer log.Close()
+	e := &pipeline.Engine{Plan: plan, Store: st, Events: log, Code: h.code, Platform: pipeline.Platform{GoVersion: "go-test", GOARCH: "test"},
+		Opt: pipeline.Options{Jobs: jobs, CheckpointInterval: 0}}
+	return e.Run(ctx)
+}
+
+func (h *harness) mustRun(profile string, jobs int) *pipeline.Result {
+	h.t.Helper()
+	res, err := h.run(context.Background(), profile, jobs, filepath.Join(h.dir, "store"))
+	if err != nil {
+		h.t.Fatalf("run: %v (%+v)", err, res)
+	}
+	return res
+}
+
+func eq(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if got == nil {
+		got = []string{}
+	}
+	if want == nil {
+		want = []string{}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
+
+var allTasks = []string{"a", "b/seed=1", "b/seed=2", "c/seed=1", "c/seed=2", "d/seed=9"}
+
+func TestSecondRunExecutesNothing(t *testing.T) {
+	h := newHarness(t)
+	eq(t, "first run executed", h.mustRun("", 2).Executed, allTasks)
+	res := h.mustRun("", 2)
+	eq(t, "second run executed", res.Executed, nil)
+	eq(t, "second run cached", res.Cached, allTasks)
+}
+
+func TestParameterChangeRerunsOnlyDescendants(t *testing.T) {
+	h := newHarness(t)
+	h.mustRun("", 2)
+	res := h.mustRun("other", 2) // b.steps 20 → 21
+	eq(t, "executed", res.Executed, []string{"b/seed=1", "b/seed=2", "d/seed=9"})
+	eq(t, "cached", res.Cached, []string{"a", "c/seed=1", "c/seed=2"})
+}
+
+func TestIdenticalUpstreamBytesCutOff(t *testing.T) {
+	h := newHarness(t)
+	h.mustRun("", 2)
+	// value 3 → value 13 with mod 10: a reruns but publishes the same bytes.
+	h.dagYAML = strings.Replace(testDAG, "params: {value: 3}", "params: {value: 13, mod: 10}", 1)
+	res := h.mustRun("", 2)
+	eq(t, "executed", res.Executed, []string{"a"})
+	eq(t, "cached", res.Cached, allTasks[1:])
+}
+
+func TestCodeChangeRerunsOnlyItsClosure(t *testing.T) {
+	h := newHarness(t)
+	h.mustRun("", 2)
+	h.code.bump("time") // the walk kind's component package
+	res := h.mustRun("", 2)
+	eq(t, "executed after editing walk's package", res.Executed, allTasks[1:])
+	h.code.bump("bytes") // src's package: a reruns, same bytes, nothing else does
+	res = h.mustRun("", 2)
+	eq(t, "executed after editing src's package", res.Executed, []string{"a"})
+	h.code.bump("unrelated")
+	eq(t, "executed after editing an unused package", h.mustRun("", 2).Executed, nil)
+}
+
+func outputsOf(t *testing.T, storeDir string) map[string]string {
+	t.Helper()
+	log, err := events.Open(filepath.Join(storeDir, "events.db"), events.Options{Timeout: time.Second, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	states, err := log.LastStates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, s := range states {
+		out[s.Task] = s.State + " " + s.Output
+	}
+	return out
+}
+
+func TestJobsDoNotChangeOutputs(t *testing.T) {
+	h := newHarness(t)
+	s1, s4 := filepath.Join(h.dir, "s1"), filepath.Join(h.dir, "s4")
+	if _, err := h.run(context.Background(), "", 1, s1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.run(context.Background(), "", 4, s4); err != nil {
+		t.Fatal(err)
+	}
+	o1, o4 := outputsOf(t, s1), outputsOf(t, s4)
+	if len(o1) != len(allTasks) || fmt.Sprint(o1) != fmt.Sprint(o4) {
+		t.Fatalf("outputs differ between --jobs 1 and 4:\n%v\n%v", o1, o4)
+	}
+}
+
+func TestFailureSkipsDescendants(t *testing.T) {
+	h := newHarness(t)
+	h.walk.fail = "b/seed=1"
+	res, err := h.run(context.Background(), "", 2, filepath.Join(h.dir, "store"))
+	if !errors.Is(err, pipeline.ErrTaskFailed) {
+		t.Fatalf("err = %v, want ErrTaskFailed", err)
+	}
+	eq(t, "failed", res.Failed, []string{"b/seed=1"})
+	eq(t, "skipped", res.Skipped, []string{"d/seed=9"})
+	eq(t, "executed", res.Executed, []string{"a", "b/seed=2", "c/seed=1", "c/seed=2"})
+	if !strings.Contains(res.Errors["b/seed=1"], "deliberate failure") {
+		t.Errorf("error text = %q", res.Errors["b/seed=1"])
+	}
+}
+
+func TestInterruptThenResumeIsIdentical(t *testing.T) {
+	ref := newHarness(t)
+	ref.mustRun("", 2)
+	want := outputsOf(t, filepath.Join(ref.dir, "store"))
+
+	h := newHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	h.walk.gate = func(path string, it int64) {
+		if path == "b/seed=2" && it == 7 {
+			cancel()
+		}
+	}
+	res, err := h.run(ctx, "", 2, filepath.Join(h.dir, "store"))
+	if !errors.Is(err, pipeline.ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	if !slices.Contains(res.Interrupted, "b/seed=2") {
+		t.Fatalf("interrupted = %v", res.Interrupted)
+	}
+	h.walk.gate = nil
+	res = h.mustRun("", 2)
+	if !slices.Contains(res.Executed, "b/seed=2") {
+		t.Fatalf("b/seed=2 not resumed: %+v", res)
+	}
+	got := outputsOf(t, filepath.Join(h.dir, "store"))
+	for task, w := range want {
+		g := got[task]
+		if strings.Fields(g)[1] != strings.Fields(w)[1] {
+			t.Errorf("%s: output %s after resume, %s uninterrupted", task, g, w)
+		}
+	}
+	// The resumed attempt started from the checkpoint, not from scratch.
+	log, err := events.Open(filepath.Join(h.dir, "store", "events.db"), events.Options{Timeout: time.Second, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	evs, _ := log.Events("b/seed=2")
+	resumed := false
+	for _, ev := range evs {
+		if ev.State == "resumed" {
+			resumed = true
+		}
+	}
+	if !resumed {
+		t.Error("no resumed event for b/seed=2")
+	}
+	runs, _ := log.IterRuns("b/seed=2")
+	if len(runs) != 2 {
+		t.Fatalf("iteration events in runs %v, want two runs", runs)
+	}
+	second, _ := log.Iterations("b/seed=2", runs[1])
+	if second[0].Iteration != 8 {
+		t.Errorf("resumed run starts at iteration %d, want 8", second[0].Iteration)
+	}
+}

@@ -1,0 +1,241 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"zorepro/pipeline/dag"
+	"zorepro/pipeline/events"
+	"zorepro/pipeline/store"
+	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
+)
+
+// env is the task.Env of one running task.
+type env struct {
+	r       *runner
+	t       *dag.Task
+	act     ActionID
+	inputs  map[string][]task.Input
+	streams *stream.Log
+
+	mu       sync.Mutex
+	outputs  map[string]entry
+	lastCkpt time.Time
+}
+
+var _ task.Env = (*env)(nil)
+
+func newEnv(r *runner, t *dag.Task, act ActionID, deps map[string]string) (*env, error) {
+	e := &env{r: r, t: t, act: act, inputs: map[string][]task.Input{}, streams: &stream.Log{}, outputs: map[string]entry{}, lastCkpt: time.Now()}
+	for slot, ups := range t.Inputs {
+		for _, up := range ups {
+			es, err := r.e.readOutputs(deps[up.Path])
+			if err != nil {
+				return e, fmt.Errorf("input %s from %s: %w", slot, up.Path, err)
+			}
+			in := &input{st: r.e.Store, path: up.Path, coords: up.Coords, entries: map[string]entry{}}
+			for _, en := range es {
+				in.entries[en.Name] = en
+			}
+			e.inputs[slot] = append(e.inputs[slot], in)
+		}
+	}
+	return e, nil
+}
+
+func (e *env) Path() string                    { return e.t.Path }
+func (e *env) Coords() []task.Coord            { return e.t.Coords }
+func (e *env) Seed() (uint64, bool)            { return e.t.Seed, e.t.HasSeed }
+func (e *env) Streams() stream.Source          { return stream.New(e.t.Seed, e.t.Path, e.streams) }
+func (e *env) Inputs(slot string) []task.Input { return e.inputs[slot] }
+
+func (e *env) Output(name string, data []byte) error {
+	id, err := e.r.e.Store.Put(data)
+	if err != nil {
+		return fmt.Errorf("output %s: %w", name, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, dup := e.outputs[name]; dup {
+		return fmt.Errorf("output %s written twice", name)
+	}
+	e.outputs[name] = entry{Name: name, ID: id, Size: int64(len(data))}
+	return nil
+}
+
+func (e *env) publish() (string, error) {
+	e.mu.Lock()
+	es := make([]entry, 0, len(e.outputs))
+	for _, en := range e.outputs {
+		es = append(es, en)
+	}
+	e.mu.Unlock()
+	id, err := e.r.e.Store.Put(encodeOutputs(es))
+	if err != nil {
+		return "", fmt.Errorf("output manifest: %w", err)
+	}
+	return id.String(), nil
+}
+
+func (e *env) Iteration(it task.Iter) {
+	ev := events.Iter{Iteration: it.Iteration, Samples: it.Samples, Digest: it.Digest}
+	for _, m := range it.Metrics {
+		ev.Metrics = append(ev.Metrics, events.Metric{Name: m.Name, Value: m.Value})
+	}
+	e.r.w.Append(events.Event{Type: "iter", Run: e.r.run, Task: e.t.Path, Iter: &ev})
+}
+
+func (e *env) Note(kind string, v any) {
+	val, err := json.Marshal(v)
+	if err != nil {
+		val, _ = json.Marshal(fmt.Sprint(v))
+	}
+	data, _ := json.Marshal(task.NoteData{Kind: kind, Value: val})
+	e.r.w.Append(events.Event{Type: "note", Run: e.r.run, Task: e.t.Path, Data: data})
+}
+
+func (e *env) Resume() ([]byte, int64, bool, error) {
+	rec, ok, err := e.r.e.Events.Checkpoint(e.act.String())
+	if err != nil || !ok {
+		return nil, 0, false, err
+	}
+	id, err := store.ParseID(rec.Content)
+	if err != nil {
+		return nil, 0, false, nil
+	}
+	state, err := e.r.e.Store.Get(id)
+	if err != nil {
+		e.Logf("checkpoint %s unusable (%v); starting from the beginning", rec.Content, err)
+		return nil, 0, false, nil
+	}
+	data, _ := json.Marshal(map[string]any{"from_run": rec.Run, "iteration": rec.Iteration, "checkpoint": rec.Content})
+	e.r.w.Append(events.Event{Type: "state", Run: e.r.run, Task: e.t.Path, State: "resumed", Action: e.act.String(), Time: time.Now().UnixNano(), Data: data})
+	return state, rec.Iteration, true, nil
+}
+
+func (e *env) CheckpointDue() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return time.Since(e.lastCkpt) >= e.r.e.Opt.CheckpointInterval
+}
+
+func (e *env) Checkpoint(state []byte, iteration int64) error {
+	id, err := e.r.e.Store.Put(state)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	e.r.w.Append(events.Event{Type: "checkpoint", Run: e.r.run, Task: e.t.Path, Action: e.act.String(), Checkpoint: &events.Checkpoint{Content: id.String(), Iteration: iteration}, Time: time.Now().UnixNano()})
+	e.mu.Lock()
+	e.lastCkpt = time.Now()
+	e.mu.Unlock()
+	return nil
+}
+
+// Parallel runs fn(0..n-1): the calling goroutine works through the
+// indices, and helpers join as worker tokens become free.
+func (e *env) Parallel(ctx context.Context, n int, fn func(i int) error) error {
+	if n <= 0 {
+		return nil
+	}
+	errs := make([]error, n)
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n || ctx.Err() != nil {
+				return
+			}
+			errs[i] = fn(i)
+		}
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for h := 0; h < min(n-1, cap(e.r.tokens)-1); h++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case e.r.tokens <- struct{}{}:
+				work()
+				<-e.r.tokens
+			case <-stop:
+			}
+		}()
+	}
+	work()
+	close(stop)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *env) Progress(done, total int64) { e.r.prog.task(e.t.Path, done, total) }
+
+func (e *env) Logf(format string, args ...any) {
+	e.r.prog.logf("%s: %s", e.t.Path, fmt.Sprintf(format, args...))
+}
+
+func (e *env) recordStreams() {
+	fams := e.streams.Families()
+	if len(fams) == 0 {
+		return
+	}
+	data, _ := json.Marshal(map[string]any{"derivation": stream.Derivation, "families": fams})
+	e.r.w.Append(events.Event{Type: "streams", Run: e.r.run, Task: e.t.Path, Action: e.act.String(), Data: data})
+}
+
+// input is one upstream task's outputs.
+type input struct {
+	st      *store.Store
+	path    string
+	coords  []task.Coord
+	entries map[string]entry
+}
+
+func (in *input) Task() string         { return in.path }
+func (in *input) Coords() []task.Coord { return in.coords }
+func (in *input) Coord(axis string) (string, bool) {
+	for _, c := range in.coords {
+		if c.Axis == axis {
+			return c.Value, true
+		}
+	}
+	return "", false
+}
+
+func (in *input) Names() []string {
+	out := make([]string, 0, len(in.entries))
+	for k := range in.entries {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (in *input) Read(name string) ([]byte, error) {
+	en, ok := in.entries[name]
+	if !ok {
+		return nil, fmt.Errorf("%s has no output %q (has %v)", in.path, name, in.Names())
+	}
+	return in.st.Get(en.ID)
+}
+
+func (in *input) ID(name string) string {
+	if en, ok := in.entries[name]; ok {
+		return en.ID.String()
+	}
+	return ""
+}
