@@ -1,0 +1,185 @@
+package algos
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestRunningStatHand: pushes [1,2], [3,2], [5,2]: mean [3,2]; the first
+// coordinate's sample variance is ((−2)²+0+2²)/2 = 4; the second is exactly 0
+// and is reported as 1 (spec §1).
+func TestRunningStatHand(t *testing.T) {
+	r := NewRunningStat(2)
+	if m, v := r.Mean(nil), r.Var(nil); m[0] != 0 || m[1] != 0 || v[0] != 1 || v[1] != 1 {
+		t.Fatalf("empty: mean %v var %v, want 0 and 1", m, v)
+	}
+	r.Push([]float64{1, 2})
+	if m, v := r.Mean(nil), r.Var(nil); m[0] != 1 || m[1] != 2 || v[0] != 1 || v[1] != 1 {
+		t.Fatalf("n=1: mean %v var %v, want x and 1", m, v)
+	}
+	r.Push([]float64{3, 2})
+	r.Push([]float64{5, 2})
+	m, v, s := r.Mean(nil), r.Var(nil), r.Std(nil)
+	if m[0] != 3 || m[1] != 2 || v[0] != 4 || v[1] != 1 || s[0] != 2 || s[1] != 1 || r.N() != 3 {
+		t.Fatalf("mean %v var %v std %v n %d", m, v, s, r.N())
+	}
+}
+
+// TestRunningStatTwoPass compares with the two-pass sample variance.
+func TestRunningStatTwoPass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n, dim = 1000, 5
+	xs := make([][]float64, n)
+	r := NewRunningStat(dim)
+	for i := range xs {
+		xs[i] = make([]float64, dim)
+		for j := range xs[i] {
+			xs[i][j] = 3 + float64(j)*rng.NormFloat64()
+		}
+		r.Push(xs[i])
+	}
+	m, v := r.Mean(nil), r.Var(nil)
+	for j := 0; j < dim; j++ {
+		var mean, ss float64
+		for i := range xs {
+			mean += xs[i][j]
+		}
+		mean /= n
+		for i := range xs {
+			ss += (xs[i][j] - mean) * (xs[i][j] - mean)
+		}
+		want := ss / (n - 1)
+		if j == 0 {
+			want = 1 // constant coordinate
+		}
+		if math.Abs(m[j]-mean) > 1e-12*math.Abs(mean) || math.Abs(v[j]-want) > 1e-10*want {
+			t.Errorf("coord %d: mean %v/%v var %v/%v", j, m[j], mean, v[j], want)
+		}
+	}
+	b, _ := r.MarshalBinary()
+	var r2 RunningStat
+	if err := r2.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	x := []float64{1, 2, 3, 4, 5}
+	r.Push(x)
+	r2.Push(x)
+	b1, _ := r.MarshalBinary()
+	b2, _ := r2.MarshalBinary()
+	if !bytes.Equal(b1, b2) {
+		t.Fatal("restored RunningStat diverges")
+	}
+	if err := r2.UnmarshalBinary(b[:len(b)-3]); !errors.Is(err, ErrFormat) {
+		t.Fatalf("truncated: %v", err)
+	}
+}
+
+// TestESAdamFirstSteps: the first update is ≈ ±alpha per coordinate whatever
+// the scale of g (spec §1), and the second step on g = 1, 1 is, by hand,
+//
+//	b1t = 0.9·(1−10⁻⁸) = 0.899999991,  m₂ = b1t·0.1 + (1−b1t) = 0.1900000081,
+//	m̂ = m₂/(1−0.81) = 1.00000004263…,  v₂ = 0.999·0.001 + 0.001 = 0.001999,
+//	v̂ = v₂/(1−0.998001) = 1,  step = α·m̂/(1+10⁻⁸).
+func TestESAdamFirstSteps(t *testing.T) {
+	const alpha = 0.1
+	a := NewESAdam(3, alpha)
+	g := []float64{250, -0.5, 1e-3}
+	s := a.Step(g)
+	for i := range g {
+		want := math.Copysign(alpha, g[i])
+		if math.Abs(s[i]-want) > 2e-5*alpha {
+			t.Errorf("first step[%d] = %v, want ≈ %v", i, s[i], want)
+		}
+	}
+
+	b := NewESAdam(1, alpha)
+	b.Step([]float64{1})
+	s2 := b.Step([]float64{1})[0]
+	want := alpha * (0.1900000081 / 0.19) / (1 + 1e-8)
+	if math.Abs(s2-want) > 1e-12 {
+		t.Errorf("second step = %.17g, want %.17g", s2, want)
+	}
+	if b.T() != 2 {
+		t.Errorf("t = %d", b.T())
+	}
+
+	// State round trip continues bit-exactly.
+	blob, _ := a.MarshalBinary()
+	c := NewESAdam(0, alpha)
+	if err := c.UnmarshalBinary(blob); err != nil {
+		t.Fatal(err)
+	}
+	g2 := []float64{1, 2, 3}
+	x, y := a.Step(g2), c.Step(g2)
+	for i := range x {
+		if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+			t.Fatal("restored ESAdam diverges")
+		}
+	}
+	if err := c.UnmarshalBinary(append(blob, 0)); !errors.Is(err, ErrFormat) {
+		t.Fatalf("trailing byte: %v", err)
+	}
+	if err := c.UnmarshalBinary([]byte("ZADM\x02\x00\x00\x00")); !errors.Is(err, ErrVersion) {
+		t.Fatalf("version: %v", err)
+	}
+}
+
+func TestTrajectoryRoundTrip(t *testing.T) {
+	tr := &Trajectory{
+		Layout: "normalized",
+		Meta:   map[string]string{"seed": "5488", "method": "ars", "d": "10"},
+		Points: []Point{{1, 20, []float64{1, math.NaN(), math.Inf(-1)}}, {5, 100, []float64{0, math.Copysign(0, -1), 3}}},
+	}
+	b, err := tr.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ { // map order must not matter
+		b2, _ := tr.MarshalBinary()
+		if !bytes.Equal(b, b2) {
+			t.Fatal("encoding not deterministic")
+		}
+	}
+	var out Trajectory
+	if err := out.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	b3, _ := out.MarshalBinary()
+	if !bytes.Equal(b, b3) || out.Layout != tr.Layout || len(out.Meta) != 3 || out.Meta["seed"] != "5488" {
+		t.Fatal("round trip differs")
+	}
+	bad := []*Trajectory{
+		{Points: []Point{{2, 10, nil}, {2, 20, nil}}},
+		{Points: []Point{{1, 10, nil}, {2, 5, nil}}},
+		{Points: []Point{{0, 10, nil}}},
+		{Points: []Point{{1, 10, []float64{1}}, {2, 20, nil}}},
+	}
+	for i, tr := range bad {
+		if _, err := tr.MarshalBinary(); !errors.Is(err, ErrFormat) {
+			t.Errorf("bad %d: %v", i, err)
+		}
+	}
+}
+
+func FuzzTrajectory(f *testing.F) {
+	tr := &Trajectory{Layout: "raw", Meta: map[string]string{"a": "1", "b": ""}, Points: []Point{{1, 64, []float64{1, 2}}, {3, 192, []float64{3, 4}}}}
+	b, _ := tr.MarshalBinary()
+	f.Add(b)
+	f.Add([]byte("ZTRJ\x01\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var tr Trajectory
+		if err := tr.UnmarshalBinary(data); err != nil {
+			return
+		}
+		b, err := tr.MarshalBinary()
+		if err != nil {
+			t.Fatalf("accepted trajectory does not encode: %v", err)
+		}
+		if !bytes.Equal(b, data) {
+			t.Fatal("accepted encoding is not canonical")
+		}
+	})
+}
