@@ -1,0 +1,866 @@
+package plot
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Layout constants (see also the defaults in figure.go).
+const (
+	margin         = 0.1 * vg.Inch  // around the whole figure
+	gap            = 0.08 * vg.Inch // between title, panels, legend and caption
+	panelGap       = 0.15 * vg.Inch // between adjacent panels
+	minPanelH      = 1.2 * vg.Inch  // smallest panel height Render accepts
+	minPanelW      = 1.2 * vg.Inch  // smallest panel width Render accepts
+	lineWidth      = 1.5            // mean line, points
+	bandAlpha      = 0.25           // band opacity relative to the line colour
+	dataMargin     = 0.04           // auto axis range padding, fraction of span
+	thumbWidth     = 0.3 * vg.Inch  // legend thumbnail
+	thumbHalfH     = 4.5            // legend thumbnail half height, points
+	entrySpacing   = 16             // between legend entries, points
+	insetPad       = 6              // between an inset and its panel's frame, points
+	labelPad       = 2              // between an axis label and its tick labels, points
+	maxLogLabels   = 8              // at most this many labelled decades
+	maxLinLabels   = 6              // at most this many labels on a linear axis
+	maxInsetLabels = 5              // the same in an inset
+	titleFontSize  = 14
+	legendFontSz   = 11
+	captionFontSz  = 10
+	insetTickSize  = 8
+)
+
+// Render draws the figure described by spec with the given curves and
+// returns it as PNG (PNGDPI dots per inch) and as SVG. Both are
+// byte-identical for identical inputs on the same GOARCH. Every problem
+// with spec and curves is reported at once, wrapped around ErrBadSpec.
+func Render(spec Spec, curves []Curve) (png, svg []byte, err error) {
+	f, err := newFigure(spec, curves)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	img := vgimg.NewWith(vgimg.UseWH(f.w, f.h), vgimg.UseDPI(PNGDPI))
+	f.draw(draw.New(img))
+	var pb bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&pb); err != nil {
+		return nil, nil, fmt.Errorf("plot: encoding PNG: %w", err)
+	}
+
+	sv := vgsvg.New(f.w, f.h)
+	f.draw(draw.New(sv))
+	var sb bytes.Buffer
+	if _, err := sv.WriteTo(&sb); err != nil {
+		return nil, nil, fmt.Errorf("plot: encoding SVG: %w", err)
+	}
+	return pb.Bytes(), sb.Bytes(), nil
+}
+
+// figure is a validated Spec with its curves matched to panels and styles
+// and its vertical layout resolved.
+type figure struct {
+	spec       Spec
+	w, h       vg.Length
+	panels     []panelData
+	legend     []CurveStyle // styles used by some panel, in Spec.Curves order
+	legendRows [][]int      // indices into legend, one slice per row
+	caption    string       // wrapped, lines joined by "\n"
+
+	titleH, legendH, captionH vg.Length
+}
+
+type panelData struct {
+	spec   PanelSpec
+	curves []styledCurve // in Spec.Curves order
+	inset  *InsetSpec    // nil: no inset
+}
+
+type styledCurve struct {
+	c     Curve
+	style CurveStyle
+}
+
+var (
+	logLabelHandler = supHandler{text.Plain{Fonts: font.DefaultCache}}
+
+	titleStyle   = textStyle(titleFontSize, draw.XCenter, draw.YTop)
+	legendStyle  = textStyle(legendFontSz, draw.XLeft, draw.YCenter)
+	captionStyle = textStyle(captionFontSz, draw.XLeft, draw.YTop)
+	frameStyle   = draw.LineStyle{Color: color.Black, Width: vg.Points(0.5)}
+)
+
+func textStyle(size vg.Length, xa draw.XAlignment, ya draw.YAlignment) text.Style {
+	return text.Style{
+		Color:   color.Black,
+		Font:    font.From(gplot.DefaultFont, size),
+		XAlign:  xa,
+		YAlign:  ya,
+		Handler: gplot.DefaultTextHandler,
+	}
+}
+
+// newFigure validates spec and curves and computes the layout.
+func newFigure(spec Spec, curves []Curve) (*figure, error) {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrBadSpec}, args...)...))
+	}
+
+	if len(spec.Panels) == 0 {
+		bad("no panels")
+	}
+	if strings.TrimSpace(spec.Caption) == "" {
+		bad("empty caption (it must state what the band is, see Band.Caption)")
+	}
+	if spec.Width < 0 || spec.Height < 0 {
+		bad("negative size %v x %v", spec.Width, spec.Height)
+	}
+	if n := len(spec.Panels); spec.Width > 0 && n > 0 && (spec.Width-2*margin)/vg.Length(n) < minPanelW {
+		bad("width %v leaves less than %v per panel", spec.Width, minPanelW)
+	}
+
+	panelIdx := map[string]int{} // lookup only
+	f := &figure{spec: spec}
+	f.panels = make([]panelData, len(spec.Panels)) // f.panels[i] is spec.Panels[i]
+	for i, p := range spec.Panels {
+		f.panels[i].spec = p
+		if _, dup := panelIdx[p.Key]; dup {
+			bad("duplicate panel key %q", p.Key)
+			continue
+		}
+		panelIdx[p.Key] = i
+		checkLimits(bad, p.Key, "x", p.LogX, p.XMin, p.XMax)
+		checkLimits(bad, p.Key, "y", p.LogY, p.YMin, p.YMax)
+	}
+
+	styleIdx := map[string]int{} // lookup only
+	for i, s := range spec.Curves {
+		if _, dup := styleIdx[s.Key]; dup {
+			bad("duplicate curve key %q", s.Key)
+			continue
+		}
+		if s.Color == nil {
+			bad("curve %q has no colour", s.Key)
+		}
+		styleIdx[s.Key] = i
+	}
+
+	// Match curves to panels and styles; draw them in Spec.Curves order.
+	type pc struct{ panel, curve string }
+	seen := map[pc]bool{} // lookup only
+	perPanel := make([][]styledCurve, len(spec.Panels))
+	used := make([]bool, len(spec.Curves))
+	for _, c := range curves {
+		pi, okP := panelIdx[c.Panel]
+		si, okS := styleIdx[c.Curve]
+		switch {
+		case !okP:
+			bad("curve %q: unknown panel %q", c.Curve, c.Panel)
+			continue
+		case !okS:
+			bad("panel %q: curve %q has no CurveStyle", c.Panel, c.Curve)
+			continue
+		case seen[pc{c.Panel, c.Curve}]:
+			bad("panel %q: curve %q given twice", c.Panel, c.Curve)
+			continue
+		case len(c.Mean) != len(c.X) || len(c.Lo) != len(c.X) || len(c.Hi) != len(c.X):
+			bad("panel %q curve %q: len(X, Mean, Lo, Hi) = %d, %d, %d, %d",
+				c.Panel, c.Curve, len(c.X), len(c.Mean), len(c.Lo), len(c.Hi))
+			continue
+		}
+		seen[pc{c.Panel, c.Curve}] = true
+		used[si] = true
+		perPanel[pi] = append(perPanel[pi], styledCurve{c: c, style: spec.Curves[si]})
+	}
+	for i := range f.panels {
+		if panelIdx[f.panels[i].spec.Key] != i { // a duplicate key; already reported
+			continue
+		}
+		cs := perPanel[i]
+		if len(cs) == 0 {
+			bad("panel %q has no curves", f.panels[i].spec.Key)
+		}
+		// Style keys are unique within a panel (checked above), so this
+		// order is total.
+		slices.SortFunc(cs, func(a, b styledCurve) int {
+			return cmp.Compare(styleIdx[a.c.Curve], styleIdx[b.c.Curve])
+		})
+		f.panels[i].curves = cs
+	}
+	for i, s := range spec.Curves {
+		if used[i] {
+			f.legend = append(f.legend, s)
+		}
+	}
+
+	if spec.Inset != nil {
+		in := new(InsetSpec)
+		*in = *spec.Inset
+		if in.Panel != "" {
+			if _, ok := panelIdx[in.Panel]; !ok {
+				bad("inset: unknown panel %q", in.Panel)
+			}
+		}
+		if !(in.XMin < in.XMax) || !finite(in.XMin) || !finite(in.XMax) {
+			bad("inset: x limits [%s, %s] are not finite and increasing", fmtFloat(in.XMin), fmtFloat(in.XMax))
+		}
+		if !(in.YMin < in.YMax) || !finite(in.YMin) || !finite(in.YMax) {
+			bad("inset: y limits [%s, %s] are not finite and increasing", fmtFloat(in.YMin), fmtFloat(in.YMax))
+		}
+		if !(in.Width >= 0 && in.Width <= 1) || !(in.Height >= 0 && in.Height <= 1) {
+			bad("inset: size fractions %s x %s not in (0, 1] (0 means the default)", fmtFloat(in.Width), fmtFloat(in.Height))
+		}
+		for i := range f.panels {
+			p := f.panels[i].spec
+			if in.Panel != "" && in.Panel != p.Key {
+				continue
+			}
+			f.panels[i].inset = in
+			if p.LogX && !(in.XMin > 0) {
+				bad("inset on log-x panel %q: x limits must be positive", p.Key)
+			}
+			if p.LogY && !(in.YMin > 0) {
+				bad("inset on log-y panel %q: y limits must be positive", p.Key)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+
+	// Horizontal layout.
+	f.w = spec.Width
+	if f.w == 0 {
+		f.w = DefaultPanelWidth*vg.Length(len(spec.Panels)) + 2*margin
+	}
+	inner := f.w - 2*margin
+
+	// Vertical layout: title, panels, legend, caption.
+	if spec.Title != "" {
+		f.titleH = titleStyle.Height(spec.Title) + gap
+	}
+	f.layoutLegend(inner)
+	f.caption = wrapText(captionStyle, spec.Caption, inner)
+	f.captionH = captionStyle.Height(f.caption)
+	fixed := 2*margin + f.titleH + f.legendH + gap + f.captionH + gap
+	f.h = spec.Height
+	if f.h == 0 {
+		f.h = fixed + DefaultPanelHeight
+	}
+	if f.h-fixed < minPanelH {
+		return nil, fmt.Errorf("%w: height %v leaves %v for the panels after title, legend and caption (need %v)",
+			ErrBadSpec, f.h, f.h-fixed, minPanelH)
+	}
+	return f, nil
+}
+
+func checkLimits(bad func(string, ...any), key, axis string, log bool, lo, hi *float64) {
+	for _, l := range []*float64{lo, hi} {
+		if l != nil && !finite(*l) {
+			bad("panel %q: %s limit %s is not finite", key, axis, fmtFloat(*l))
+		}
+	}
+	if lo != nil && hi != nil && !(*lo < *hi) && !(log && *lo <= 0) {
+		bad("panel %q: %s limits [%s, %s] are not increasing", key, axis, fmtFloat(*lo), fmtFloat(*hi))
+	}
+	if log && hi != nil && *hi <= 0 {
+		bad("panel %q: log %s axis with non-positive max %s", key, axis, fmtFloat(*hi))
+	}
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// layoutLegend splits the legend entries into rows no wider than width.
+func (f *figure) layoutLegend(width vg.Length) {
+	f.legendRows = nil
+	var row []int
+	var rowW vg.Length
+	for i, s := range f.legend {
+		w := entryWidth(s)
+		if len(row) > 0 && rowW+vg.Points(entrySpacing)+w > width {
+			f.legendRows = append(f.legendRows, row)
+			row, rowW = nil, 0
+		}
+		if len(row) > 0 {
+			rowW += vg.Points(entrySpacing)
+		}
+		row = append(row, i)
+		rowW += w
+	}
+	if len(row) > 0 {
+		f.legendRows = append(f.legendRows, row)
+	}
+	f.legendH = vg.Length(len(f.legendRows)) * legendRowH()
+}
+
+func legendRowH() vg.Length {
+	return max(legendStyle.Height("Xg"), vg.Points(2*thumbHalfH)) + vg.Points(4)
+}
+
+func entryWidth(s CurveStyle) vg.Length {
+	return thumbWidth + vg.Points(5) + legendStyle.Width(s.Label)
+}
+
+// wrapText greedily wraps each paragraph of txt to width and joins the
+// lines with "\n". A word wider than width gets a line of its own.
+func wrapText(sty text.Style, txt string, width vg.Length) string {
+	var lines []string
+	for _, para := range strings.Split(strings.TrimSpace(txt), "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			if line == "" {
+				line = word
+				continue
+			}
+			if cand := line + " " + word; sty.Width(cand) <= width {
+				line = cand
+				continue
+			}
+			lines = append(lines, line)
+			line = word
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// draw draws the whole figure onto c, whose size is f.w x f.h.
+// The background is opaque white in both formats (vgsvg would otherwise
+// leave it transparent).
+func (f *figure) draw(c draw.Canvas) {
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+
+	top := c.Max.Y - margin
+	left, right := c.Min.X+margin, c.Max.X-margin
+
+	if f.spec.Title != "" {
+		c.FillText(titleStyle, vg.Point{X: (left + right) / 2, Y: top}, f.spec.Title)
+		top -= f.titleH
+	}
+
+	captionTop := c.Min.Y + margin + f.captionH
+	legendTop := captionTop + gap + f.legendH
+	panelsBottom := legendTop + gap
+
+	area := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+		Min: vg.Point{X: left, Y: panelsBottom},
+		Max: vg.Point{X: right, Y: top},
+	}}
+	tiles := draw.Tiles{Cols: len(f.panels), Rows: 1, PadX: panelGap}
+	for i, p := range f.panels {
+		tc := tiles.At(area, i, 0)
+		p.draw(tc)
+	}
+
+	f.drawLegend(c, left, right, legendTop)
+	c.FillText(captionStyle, vg.Point{X: left, Y: captionTop}, f.caption)
+}
+
+// drawLegend draws the legend rows, each centred between left and right,
+// starting at top.
+func (f *figure) drawLegend(c draw.Canvas, left, right, top vg.Length) {
+	rowH := legendRowH()
+	for r, row := range f.legendRows {
+		var w vg.Length
+		for j, i := range row {
+			if j > 0 {
+				w += vg.Points(entrySpacing)
+			}
+			w += entryWidth(f.legend[i])
+		}
+		x := (left+right)/2 - w/2
+		yc := top - vg.Length(r)*rowH - rowH/2
+		for _, i := range row {
+			s := f.legend[i]
+			h := vg.Points(thumbHalfH)
+			c.FillPolygon(bandColor(s.Color), []vg.Point{
+				{X: x, Y: yc - h}, {X: x + thumbWidth, Y: yc - h},
+				{X: x + thumbWidth, Y: yc + h}, {X: x, Y: yc + h},
+			})
+			c.StrokeLine2(lineStyle(s.Color), x, yc, x+thumbWidth, yc)
+			c.FillText(legendStyle, vg.Point{X: x + thumbWidth + vg.Points(5), Y: yc}, s.Label)
+			x += entryWidth(s) + vg.Points(entrySpacing)
+		}
+	}
+}
+
+func lineStyle(c color.Color) draw.LineStyle {
+	return draw.LineStyle{Color: c, Width: vg.Points(lineWidth)}
+}
+
+// bandColor is c at bandAlpha of its opacity.
+func bandColor(c color.Color) color.Color {
+	n := color.NRGBAModel.Convert(c).(color.NRGBA)
+	n.A = uint8(math.Round(float64(n.A) * bandAlpha))
+	return n
+}
+
+// draw draws one panel, and its inset if it has one, into tile c.
+func (p panelData) draw(c draw.Canvas) {
+	s := p.spec
+	floor := p.logFloor()
+	pl := newPlot(p.curves, s.LogX, s.LogY, floor, 0)
+	pl.Title.Text = s.Title
+	pl.X.Min, pl.X.Max = axisRange(pl.xs, s.LogX, s.XMin, s.XMax)
+	pl.Y.Min, pl.Y.Max = axisRange(pl.ys, s.LogY, s.YMin, s.YMax)
+
+	// The axis labels are drawn here rather than by gonum/plot, which
+	// reserves room for them around the arithmetic midpoint of the axis
+	// range: on a log axis that is far from the drawn centre and shrinks
+	// the data area.
+	lsty := pl.X.Label.TextStyle
+	descent := lsty.FontExtents().Descent
+	var xlH, ylW vg.Length
+	if s.XLabel != "" {
+		xlH = lsty.Height(s.XLabel) + vg.Points(labelPad)
+	}
+	if s.YLabel != "" {
+		ylW = lsty.Height(s.YLabel) + vg.Points(labelPad)
+	}
+	pc := draw.Crop(c, ylW, 0, xlH, 0)
+	pl.Draw(pc)
+	dc := pl.DataCanvas(pc)
+	drawFrame(dc)
+	if s.XLabel != "" {
+		c.FillText(lsty, vg.Point{X: dc.Center().X, Y: c.Min.Y + descent}, s.XLabel)
+	}
+	if s.YLabel != "" {
+		ysty := lsty
+		ysty.Rotation = math.Pi / 2
+		c.FillText(ysty, vg.Point{X: c.Min.X + lsty.Height(s.YLabel) - descent, Y: dc.Center().Y}, s.YLabel)
+	}
+
+	in := p.inset
+	if in == nil {
+		return
+	}
+	fw, fh := in.Width, in.Height
+	if fw == 0 {
+		fw = DefaultInsetFraction
+	}
+	if fh == 0 {
+		fh = DefaultInsetFraction
+	}
+	x0 := dc.Min.X + vg.Points(insetPad)
+	y1 := dc.Max.Y - vg.Points(insetPad)
+	ic := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+		Min: vg.Point{X: x0, Y: y1 - vg.Length(fh)*(dc.Max.Y-dc.Min.Y)},
+		Max: vg.Point{X: x0 + vg.Length(fw)*(dc.Max.X-dc.Min.X), Y: y1},
+	}}
+	ip := newPlot(p.curves, s.LogX, s.LogY, floor, insetTickSize)
+	ip.X.Min, ip.X.Max = in.XMin, in.XMax
+	ip.Y.Min, ip.Y.Max = in.YMin, in.YMax
+	ip.Draw(ic)
+	drawFrame(ip.DataCanvas(ic))
+}
+
+// logFloor is the smallest positive finite Mean, Lo or Hi of the panel's
+// curves at points with a drawable x; it replaces non-positive band lower
+// edges on a log-y axis. NaN when the panel has no positive value.
+func (p panelData) logFloor() float64 {
+	floor := math.Inf(1)
+	for _, sc := range p.curves {
+		c := sc.c
+		for i, x := range c.X {
+			if !xOK(x, p.spec.LogX) {
+				continue
+			}
+			for _, v := range [3]float64{c.Mean[i], c.Lo[i], c.Hi[i]} {
+				if finite(v) && v > 0 && v < floor {
+					floor = v
+				}
+			}
+		}
+	}
+	if math.IsInf(floor, 1) {
+		return math.NaN()
+	}
+	return floor
+}
+
+func xOK(x float64, log bool) bool { return finite(x) && (!log || x > 0) }
+
+// panelPlot is a gonum plot with the coordinates it draws, from which the
+// automatic axis range is computed.
+type panelPlot struct {
+	*gplot.Plot
+	xs, ys []float64
+}
+
+// newPlot builds a plot of curves (bands first, then mean lines, each in
+// curve order) on the given scales. tickSize > 0 overrides the tick label
+// font size. Points that cannot be drawn are gaps; see the package doc.
+func newPlot(curves []styledCurve, logX, logY bool, floor float64, tickSize vg.Length) panelPlot {
+	p := panelPlot{Plot: gplot.New()}
+	for _, a := range []*gplot.Axis{&p.X, &p.Y} {
+		a.Padding = 0
+		a.Tick.Marker = linearTicks{maxLabels: maxLinLabels}
+		if tickSize > 0 {
+			a.Tick.Label.Font.Size = tickSize
+			a.Tick.Length = vg.Points(5)
+			a.Tick.Marker = linearTicks{maxLabels: maxInsetLabels}
+		}
+	}
+	if logX {
+		setLog(&p.X)
+	}
+	if logY {
+		setLog(&p.Y)
+	}
+
+	var lines []gplot.Plotter
+	for _, sc := range curves {
+		c := sc.c
+		// Mean line: runs of consecutive drawable points.
+		lineOK := func(i int) bool {
+			return xOK(c.X[i], logX) && finite(c.Mean[i]) && (!logY || c.Mean[i] > 0)
+		}
+		for _, r := range runs(len(c.X), lineOK) {
+			xys := make(plotter.XYs, 0, r[1]-r[0])
+			for i := r[0]; i < r[1]; i++ {
+				xys = append(xys, plotter.XY{X: c.X[i], Y: c.Mean[i]})
+				p.xs = append(p.xs, c.X[i])
+				p.ys = append(p.ys, c.Mean[i])
+			}
+			if len(xys) == 1 {
+				lines = append(lines, &plotter.Scatter{XYs: xys, GlyphStyle: draw.GlyphStyle{
+					Color: sc.style.Color, Radius: vg.Points(lineWidth), Shape: draw.CircleGlyph{},
+				}})
+				continue
+			}
+			lines = append(lines, &plotter.Line{XYs: xys, LineStyle: lineStyle(sc.style.Color)})
+		}
+
+		// Band: runs of at least two consecutive drawable points.
+		bandOK := func(i int) bool {
+			return xOK(c.X[i], logX) && finite(c.Lo[i]) && finite(c.Hi[i]) && (!logY || c.Hi[i] > 0)
+		}
+		for _, r := range runs(len(c.X), bandOK) {
+			if r[1]-r[0] < 2 {
+				continue
+			}
+			ring := make(plotter.XYs, 0, 2*(r[1]-r[0]))
+			for i := r[0]; i < r[1]; i++ {
+				ring = append(ring, plotter.XY{X: c.X[i], Y: c.Hi[i]})
+			}
+			for i := r[1] - 1; i >= r[0]; i-- {
+				lo := c.Lo[i]
+				if logY && lo <= 0 {
+					lo = floor
+				}
+				ring = append(ring, plotter.XY{X: c.X[i], Y: lo})
+			}
+			for _, xy := range ring {
+				p.xs = append(p.xs, xy.X)
+				p.ys = append(p.ys, xy.Y)
+			}
+			p.Add(&plotter.Polygon{XYs: []plotter.XYs{ring}, Color: bandColor(sc.style.Color)})
+		}
+	}
+	p.Add(lines...)
+	return p
+}
+
+// runs returns the maximal half-open index ranges [a, b) of 0..n-1 on
+// which ok holds.
+func runs(n int, ok func(int) bool) [][2]int {
+	var out [][2]int
+	start := -1
+	for i := 0; i <= n; i++ {
+		if i < n && ok(i) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, [2]int{start, i})
+			start = -1
+		}
+	}
+	return out
+}
+
+func setLog(a *gplot.Axis) {
+	a.Scale = gplot.LogScale{}
+	a.Tick.Marker = logTicks{}
+	a.Tick.Label.Handler = logLabelHandler
+}
+
+// axisRange returns an axis' [min, max]: the range of vs padded by
+// dataMargin of its span on each side (in log space on a log axis), with
+// the explicit limits lo and hi taking precedence. A non-positive limit on
+// a log axis is ignored. A degenerate range is widened: on a linear axis
+// by 10% of |v| (1 when v = 0) each side, on a log axis to v/√10..v·√10;
+// an axis without data gets [0, 1] (linear) or [1, 10] (log).
+func axisRange(vs []float64, log bool, lo, hi *float64) (float64, float64) {
+	tr, inv := func(v float64) float64 { return v }, func(v float64) float64 { return v }
+	if log {
+		tr, inv = math.Log10, func(v float64) float64 { return math.Pow(10, v) }
+	}
+	dmin, dmax := math.Inf(1), math.Inf(-1)
+	for _, v := range vs {
+		dmin = math.Min(dmin, v)
+		dmax = math.Max(dmax, v)
+	}
+	var mn, mx float64
+	if dmin <= dmax {
+		a, b := tr(dmin), tr(dmax)
+		pad := dataMargin * (b - a)
+		mn, mx = inv(a-pad), inv(b+pad)
+	} else if log {
+		mn, mx = 1, 10
+	} else {
+		mn, mx = 0, 1
+	}
+	if lo != nil && (!log || *lo > 0) {
+		mn = *lo
+	}
+	if hi != nil && (!log || *hi > 0) {
+		mx = *hi
+	}
+	if mn < mx {
+		return mn, mx
+	}
+	// Degenerate: centre on an explicit limit if there is one.
+	v := mn
+	switch {
+	case lo != nil && (!log || *lo > 0):
+		v = *lo
+	case hi != nil && (!log || *hi > 0):
+		v = *hi
+	}
+	if log {
+		return v / math.Sqrt(10), v * math.Sqrt(10)
+	}
+	d := 0.1 * math.Abs(v)
+	if d == 0 {
+		d = 1
+	}
+	return v - d, v + d
+}
+
+// drawFrame strokes the top and right edges of a data area, closing the
+// box that the axes open.
+func drawFrame(dc draw.Canvas) {
+	dc.StrokeLines(frameStyle, []vg.Point{
+		{X: dc.Min.X, Y: dc.Max.Y}, {X: dc.Max.X, Y: dc.Max.Y}, {X: dc.Max.X, Y: dc.Min.Y},
+	})
+}
+
+// logTicks marks a log axis: major ticks at powers of ten, labelled
+// 10^k, and unlabelled minor ticks at 2..9 x 10^k. When more than
+// maxLogLabels decades are in range, only every s-th decade is labelled
+// (k divisible by s) and minor ticks are dropped. When fewer than two
+// decades are in range, 2 x 10^k and 5 x 10^k are labelled too; if that
+// still gives fewer than two labels, linear ticks are used
+// (linearTicks, restricted to positive values). Every tick is inside [min, max].
+type logTicks struct{}
+
+func (logTicks) Ticks(min, max float64) []gplot.Tick {
+	in := func(v float64) bool { return v >= min*(1-1e-12) && v <= max*(1+1e-12) }
+	k0 := int(math.Floor(math.Log10(min)))
+	k1 := int(math.Ceil(math.Log10(max)))
+
+	var decades []int
+	for k := k0; k <= k1; k++ {
+		if in(math.Pow10(k)) {
+			decades = append(decades, k)
+		}
+	}
+	var ticks []gplot.Tick
+	switch {
+	case len(decades) > maxLogLabels:
+		s := (len(decades) + maxLogLabels - 1) / maxLogLabels
+		for _, k := range decades {
+			t := gplot.Tick{Value: math.Pow10(k)}
+			if k%s == 0 {
+				t.Label = pow10Label(1, k)
+			}
+			ticks = append(ticks, t)
+		}
+	case len(decades) >= 2:
+		for k := k0; k <= k1; k++ {
+			for m := 1; m <= 9; m++ {
+				v := float64(m) * math.Pow10(k)
+				if !in(v) {
+					continue
+				}
+				t := gplot.Tick{Value: v}
+				if m == 1 {
+					t.Label = pow10Label(1, k)
+				}
+				ticks = append(ticks, t)
+			}
+		}
+	default:
+		labels := 0
+		for k := k0; k <= k1; k++ {
+			for m := 1; m <= 9; m++ {
+				v := float64(m) * math.Pow10(k)
+				if !in(v) {
+					continue
+				}
+				t := gplot.Tick{Value: v}
+				if m == 1 || m == 2 || m == 5 {
+					t.Label = pow10Label(m, k)
+					labels++
+				}
+				ticks = append(ticks, t)
+			}
+		}
+		if labels < 2 {
+			ticks = ticks[:0]
+			for _, t := range (linearTicks{maxLabels: maxLinLabels}).Ticks(min, max) {
+				if t.Value > 0 && in(t.Value) {
+					ticks = append(ticks, t)
+				}
+			}
+		}
+	}
+	return ticks
+}
+
+// linearTicks marks a linear axis with at most maxLabels labelled ticks
+// at multiples of the smallest "nice" step (1, 2, 2.5 or 5 x 10^e) that
+// keeps within that number, and unlabelled minor ticks subdividing each
+// step into 4 (step 2) or 5 parts. A step of 2.5 is not used for labels
+// 2.5, 5.0, 7.5 (integers read better). Labels have exactly the decimals
+// the step needs and a true minus sign. Every tick is inside [min, max].
+type linearTicks struct{ maxLabels int }
+
+func (t linearTicks) Ticks(vmin, vmax float64) []gplot.Tick {
+	if !(vmax > vmin) || !finite(vmin) || !finite(vmax) || t.maxLabels < 2 {
+		return nil
+	}
+	e := int(math.Floor(math.Log10((vmax - vmin) / float64(t.maxLabels))))
+	var (
+		step, mant float64
+		exp, lo    int
+		hi         int
+	)
+search:
+	for ee := e; ee <= e+2; ee++ {
+		for _, m := range []float64{1, 2, 2.5, 5} {
+			if m == 2.5 && ee == 0 {
+				continue // 2.5, 5.0, 7.5: prefer integer labels
+			}
+			st := m * math.Pow10(ee)
+			l, h := int(math.Ceil(vmin/st)), int(math.Floor(vmax/st))
+			if h-l+1 <= t.maxLabels {
+				step, mant, exp, lo, hi = st, m, ee, l, h
+				break search
+			}
+		}
+	}
+	if step == 0 {
+		return nil
+	}
+	dec := max(0, -exp)
+	if mant == 2.5 {
+		dec = max(0, 1-exp)
+	}
+	sub := 5
+	if mant == 2 {
+		sub = 4
+	}
+	var ticks []gplot.Tick
+	for i := (lo - 1) * sub; i <= (hi+1)*sub; i++ {
+		v := float64(i) * step / float64(sub)
+		if v < vmin || v > vmax {
+			continue
+		}
+		tk := gplot.Tick{Value: v}
+		if i%sub == 0 {
+			v = float64(i/sub) * step
+			tk.Value = v
+			if v == 0 {
+				v = 0 // no "-0"
+			}
+			tk.Label = strings.Replace(strconv.FormatFloat(v, 'f', dec, 64), "-", "\u2212", 1)
+		}
+		ticks = append(ticks, tk)
+	}
+	return ticks
+}
+
+// pow10Label is m x 10^k in supHandler's notation, with a true minus sign.
+func pow10Label(m, k int) string {
+	e := strings.Replace(strconv.Itoa(k), "-", "−", 1)
+	if m == 1 {
+		return "10^" + e
+	}
+	return strconv.Itoa(m) + "×10^" + e
+}
+
+// supHandler is text.Plain plus one superscript: "B^E" draws E after B at
+// supScale of the size, raised by supRaise of the size. Text without "^"
+// is drawn exactly as text.Plain draws it. (gonum/plot's LaTeX handler
+// cannot draw superscripts, and the Liberation fonts lack superscript
+// digits 0 and 9.) Log-axis tick labels use it.
+type supHandler struct{ text.Plain }
+
+const (
+	supScale = 0.7
+	supRaise = 0.42
+)
+
+var _ text.Handler = supHandler{}
+
+// Box implements text.Handler.
+func (h supHandler) Box(txt string, fnt font.Font) (width, height, depth vg.Length) {
+	base, exp, ok := strings.Cut(txt, "^")
+	if !ok {
+		return h.Plain.Box(txt, fnt)
+	}
+	width, height, depth = h.Plain.Box(base, fnt)
+	small := fnt
+	small.Size = fnt.Size * supScale
+	sw, sh, _ := h.Plain.Box(exp, small)
+	return width + sw, max(height, fnt.Size*supRaise+sh), depth
+}
+
+// Draw implements text.Handler, placing the baseline where text.Plain
+// would for a box of the same height.
+func (h supHandler) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
+	base, exp, ok := strings.Cut(txt, "^")
+	if !ok || strings.Contains(txt, "\n") {
+		h.Plain.Draw(c, txt, sty, pt)
+		return
+	}
+	fnt := h.Fonts.Lookup(sty.Font, sty.Font.Size)
+	small := sty.Font
+	small.Size = sty.Font.Size * supScale
+	sfnt := h.Fonts.Lookup(small, small.Size)
+	w, ht, d := h.Box(txt, sty.Font)
+
+	c.SetColor(sty.Color)
+	if sty.Rotation != 0 {
+		c.Push()
+		defer c.Pop()
+		c.Rotate(sty.Rotation)
+		sin64, cos64 := math.Sincos(sty.Rotation)
+		sin, cos := vg.Length(sin64), vg.Length(cos64)
+		pt.X, pt.Y = pt.Y*sin+pt.X*cos, pt.Y*cos-pt.X*sin
+	}
+	x := pt.X + vg.Length(sty.XAlign)*w
+	y := pt.Y + vg.Length(sty.YAlign)*(ht+d) + sty.Font.Size - fnt.Extents().Ascent
+	c.FillString(fnt, vg.Point{X: x, Y: y}, base)
+	c.FillString(sfnt, vg.Point{X: x + fnt.Width(base), Y: y + sty.Font.Size*supRaise}, exp)
+}

@@ -1,0 +1,350 @@
+package plot
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"image/color"
+	"image/png"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*_golden.{png,svg}")
+
+// goldenGOARCH is the architecture the golden files were made on. The
+// rasteriser's floating point may round differently elsewhere (fused
+// multiply-add), so other architectures only check run-to-run identity.
+const goldenGOARCH = "amd64"
+
+var (
+	red  = color.NRGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+	blue = color.NRGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
+)
+
+func ptr(x float64) *float64 { return &x }
+
+// linregFixture is a small Fig. 2 look-alike: two log-x panels (the
+// second also log-y), two curves, three seeds, min-max-std bands. The grid
+// starts at x = 0, which the log axis skips, and two seeds log a zero loss
+// at x = 500, which puts a band's lower edge at 0 on the log-y panel (drawn
+// down to the panel's smallest positive value).
+func linregFixture() (Spec, []Series) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	xs := []float64{0, 100, 200, 500, 1000, 2000, 5000, 1e4, 2e4, 5e4, 1e5, 2e5, 3e5}
+	var series []Series
+	for _, panel := range []string{"d=10", "d=100"} {
+		for ci, curve := range []string{"ars", "reinforce"} {
+			rate := []float64{3e3, 4e4}[ci]
+			for seed := uint64(1); seed <= 3; seed++ {
+				y := make([]float64, len(xs))
+				for i, x := range xs {
+					y[i] = (0.05 + 2/(1+x/rate)) * (1 + 0.5*(rng.Float64()-0.5))
+				}
+				if panel == "d=100" && curve == "reinforce" && seed >= 2 {
+					y[3] = 0
+				}
+				series = append(series, Series{Panel: panel, Curve: curve, Seed: seed, X: xs, Y: y})
+			}
+		}
+	}
+	spec := Spec{
+		Title: "Linear regression with input dimensionality d",
+		Panels: []PanelSpec{
+			{Key: "d=10", Title: "d = 10", XLabel: "samples", YLabel: "test squared loss",
+				LogX: true, XMin: ptr(0), XMax: ptr(3e5)},
+			{Key: "d=100", Title: "d = 100", XLabel: "samples", YLabel: "test squared loss (log)",
+				LogX: true, LogY: true, XMin: ptr(0), XMax: ptr(3e5)},
+		},
+		Curves: []CurveStyle{
+			{Key: "ars", Label: "ARS", Color: red},
+			{Key: "reinforce", Label: "REINFORCE", Color: blue},
+		},
+		Caption: "Test loss against samples, mean over 3 seeds; " + BandMinMaxStd.Caption(3) +
+			". The x = 0 point is not drawn on the log axis.",
+	}
+	return spec, series
+}
+
+// mujocoFixture is a small Fig. 3a/3b look-alike: return against horizon,
+// standard-error bands, and an inset on every panel showing H = 1..5 with
+// y in [0, 2].
+func mujocoFixture() (Spec, []Series) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var xs []float64
+	for h := 1; h <= 15; h++ {
+		xs = append(xs, float64(h))
+	}
+	var series []Series
+	for pi, panel := range []string{"swimmer", "halfcheetah"} {
+		for ci, curve := range []string{"ars", "exact"} {
+			for seed := uint64(1); seed <= 3; seed++ {
+				y := make([]float64, len(xs))
+				for i, h := range xs {
+					base := []float64{0.05 * math.Pow(h, 2.5), 0.4 * h}[ci] * float64(1+pi)
+					y[i] = base * (1 + 0.4*(rng.Float64()-0.5))
+				}
+				series = append(series, Series{Panel: panel, Curve: curve, Seed: seed, X: xs, Y: y})
+			}
+		}
+	}
+	spec := Spec{
+		Panels: []PanelSpec{
+			{Key: "swimmer", Title: "Swimmer-v2", XLabel: "horizon H", YLabel: "Mean Return"},
+			{Key: "halfcheetah", Title: "HalfCheetah-v2", XLabel: "horizon H", YLabel: "Mean Return"},
+		},
+		Curves: []CurveStyle{
+			{Key: "ars", Label: "ARS", Color: red},
+			{Key: "exact", Label: "ExAct", Color: blue},
+		},
+		Caption: "Mean return against horizon; " + BandStdErr.Caption(3) + ". Inset: H = 1..5.",
+		Inset:   &InsetSpec{XMin: 1, XMax: 5, YMin: 0, YMax: 2},
+	}
+	return spec, series
+}
+
+func renderFixture(t *testing.T, spec Spec, series []Series, band Band) (png, svg []byte) {
+	t.Helper()
+	curves, err := Aggregate(series, band)
+	if err != nil {
+		t.Fatal(err)
+	}
+	png, svg, err = Render(spec, curves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return png, svg
+}
+
+func TestRenderGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fix  func() (Spec, []Series)
+		band Band
+	}{
+		{"linreg", linregFixture, BandMinMaxStd},
+		{"inset", mujocoFixture, BandStdErr},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, series := tc.fix()
+			png1, svg1 := renderFixture(t, spec, series, tc.band)
+			png2, svg2 := renderFixture(t, spec, series, tc.band)
+			if !bytes.Equal(png1, png2) || !bytes.Equal(svg1, svg2) {
+				t.Fatal("two renders of the same figure differ")
+			}
+			for _, f := range []struct {
+				ext string
+				b   []byte
+			}{{"png", png1}, {"svg", svg1}} {
+				path := filepath.Join("testdata", tc.name+"_golden."+f.ext)
+				if *update {
+					if runtime.GOARCH != goldenGOARCH {
+						t.Fatalf("golden files belong to GOARCH %s, this is %s", goldenGOARCH, runtime.GOARCH)
+					}
+					if err := os.WriteFile(path, f.b, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				if runtime.GOARCH != goldenGOARCH {
+					t.Skipf("golden files are for GOARCH %s", goldenGOARCH)
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (regenerate with go test ./stages/plot -update)", err)
+				}
+				if !bytes.Equal(f.b, want) {
+					t.Errorf("%s differs from the golden file (%d vs %d bytes); inspect and regenerate with -update",
+						path, len(f.b), len(want))
+				}
+			}
+		})
+	}
+}
+
+func TestRenderSizeAndFormats(t *testing.T) {
+	spec, series := linregFixture()
+	spec.Width, spec.Height = 8*vg.Inch, 4*vg.Inch
+	pngB, svgB := renderFixture(t, spec, series, BandMinMaxStd)
+	img, err := png.Decode(bytes.NewReader(pngB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 8*PNGDPI || b.Dy() != 4*PNGDPI {
+		t.Fatalf("PNG is %dx%d, want %dx%d", b.Dx(), b.Dy(), 8*PNGDPI, 4*PNGDPI)
+	}
+	s := string(svgB)
+	if !strings.HasPrefix(s, "<?xml") || !strings.Contains(s, `width="576pt" height="288pt"`) {
+		t.Fatalf("unexpected SVG header: %.200s", s)
+	}
+	for _, txt := range []string{"REINFORCE", "d = 100", "clipped", "samples"} {
+		if !strings.Contains(s, txt) {
+			t.Errorf("SVG lacks text %q", txt)
+		}
+	}
+}
+
+func TestRenderConcurrent(t *testing.T) {
+	spec, series := mujocoFixture()
+	want, _ := renderFixture(t, spec, series, BandStdErr)
+	var wg sync.WaitGroup
+	got := make([][]byte, 4)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			curves, err := Aggregate(series, BandStdErr)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got[i], _, err = Render(spec, curves)
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, g := range got {
+		if !bytes.Equal(g, want) {
+			t.Errorf("goroutine %d rendered different bytes", i)
+		}
+	}
+}
+
+// TestRenderUndrawableValues feeds every kind of value the log rules drop
+// and checks that Render neither fails nor panics.
+func TestRenderUndrawableValues(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	curves := []Curve{
+		{Panel: "p", Curve: "a", N: 2,
+			X:    []float64{-1, 0, 1, 10, 100, 1000, 1e4},
+			Mean: []float64{1, 2, -3, nan, 5, 0.5, inf},
+			Lo:   []float64{0, 1, -4, 1, -1, 0.1, 1},
+			Hi:   []float64{2, 3, -2, nan, 6, 1, inf}},
+		{Panel: "q", Curve: "a", N: 1, // nothing positive at all
+			X: []float64{1, 2}, Mean: []float64{-1, -2}, Lo: []float64{-1, -2}, Hi: []float64{-1, -2}},
+		{Panel: "r", Curve: "a", N: 1, // a single point
+			X: []float64{5}, Mean: []float64{5}, Lo: []float64{5}, Hi: []float64{5}},
+	}
+	spec := Spec{
+		Panels: []PanelSpec{
+			{Key: "p", LogX: true, LogY: true, YMin: ptr(-1)},
+			{Key: "q", LogX: true, LogY: true},
+			{Key: "r", LogX: true, LogY: true},
+		},
+		Curves:  []CurveStyle{{Key: "a", Label: "A", Color: red}},
+		Caption: BandStdErr.Caption(2),
+		Inset:   &InsetSpec{Panel: "p", XMin: 1, XMax: 100, YMin: 0.1, YMax: 10, Width: 0.5, Height: 0.3},
+	}
+	if _, _, err := Render(spec, curves); err != nil {
+		t.Fatal(err)
+	}
+	for i := range spec.Panels {
+		spec.Panels[i].LogX, spec.Panels[i].LogY = false, false
+	}
+	if _, _, err := Render(spec, curves); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRenderBadSpec(t *testing.T) {
+	spec, series := linregFixture()
+	curves, err := Aggregate(series, BandMinMaxStd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Caption = ""
+	spec.Panels = append(spec.Panels, PanelSpec{Key: "empty", XMin: ptr(2), XMax: ptr(1)})
+	spec.Curves = spec.Curves[:1]
+	spec.Inset = &InsetSpec{Panel: "nope", XMin: 1, XMax: 1, YMin: 0, YMax: 1}
+	curves = append(curves, Curve{Panel: "ghost", Curve: "ars"})
+	_, _, err = Render(spec, curves)
+	if !errors.Is(err, ErrBadSpec) {
+		t.Fatalf("err = %v, want ErrBadSpec", err)
+	}
+	msg := err.Error()
+	for _, s := range []string{
+		"empty caption",
+		`panel "empty": x limits [2, 1] are not increasing`,
+		`curve "reinforce" has no CurveStyle`,
+		`unknown panel "ghost"`,
+		`panel "empty" has no curves`,
+		`inset: unknown panel "nope"`,
+		"inset: x limits [1, 1]",
+	} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("error lacks %q:\n%s", s, msg)
+		}
+	}
+
+	spec, _ = linregFixture()
+	spec.Height = 1 * vg.Inch
+	if _, _, err := Render(spec, curves[:4]); !errors.Is(err, ErrBadSpec) {
+		t.Fatalf("tiny figure: err = %v", err)
+	}
+}
+
+func TestLogTicks(t *testing.T) {
+	labels := func(min, max float64) (out []string) {
+		for _, tk := range (logTicks{}).Ticks(min, max) {
+			if tk.Value < min || tk.Value > max {
+				t.Errorf("[%g, %g]: tick %g outside", min, max, tk.Value)
+			}
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		min, max float64
+		want     string
+	}{
+		{80, 3.5e5, "10^2 10^3 10^4 10^5"},
+		{0.002, 0.9, "10^−2 10^−1"},
+		{0.15, 3, "2×10^−1 5×10^−1 10^0 2×10^0"},
+		{1e-10, 1e10, "10^−9 10^−6 10^−3 10^0 10^3 10^6 10^9"},
+		{1.1, 1.9, "1.2 1.4 1.6 1.8"},
+	} {
+		if got := strings.Join(labels(tc.min, tc.max), " "); got != tc.want {
+			t.Errorf("[%g, %g]: labels %q, want %q", tc.min, tc.max, got, tc.want)
+		}
+	}
+}
+
+func TestLinearTicks(t *testing.T) {
+	for _, tc := range []struct {
+		min, max float64
+		n        int
+		want     string
+	}{
+		{0.44, 15.56, 6, "5 10 15"},
+		{-0.1, 2.6, 6, "0.0 0.5 1.0 1.5 2.0 2.5"},
+		{1, 5, 5, "1 2 3 4 5"},
+		{0, 2, 5, "0.0 0.5 1.0 1.5 2.0"},
+		{-3e5, 1e6, 6, "−250000 0 250000 500000 750000 1000000"},
+		{0.01, 0.99, 3, "0.25 0.50 0.75"},
+	} {
+		var got []string
+		for _, tk := range (linearTicks{maxLabels: tc.n}).Ticks(tc.min, tc.max) {
+			if tk.Value < tc.min || tk.Value > tc.max {
+				t.Errorf("[%g, %g]: tick %g outside", tc.min, tc.max, tk.Value)
+			}
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("[%g, %g] n=%d: labels %q, want %q", tc.min, tc.max, tc.n, g, tc.want)
+		}
+	}
+}

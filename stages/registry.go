@@ -1,0 +1,46 @@
+package stages
+
+import (
+	"zorepro/algos"
+	"zorepro/algos/ars"
+	"zorepro/algos/sgd"
+	"zorepro/envs/linreg"
+	"zorepro/pipeline/task"
+	"zorepro/stages/evaluate"
+	"zorepro/stages/generate"
+	"zorepro/stages/plot"
+	"zorepro/stages/train"
+	"zorepro/stages/tune"
+)
+
+// Envs are the problem families, by the name dag.yaml uses.
+func Envs() map[string]algos.Env {
+	return map[string]algos.Env{
+		"linreg": linreg.Env{},
+	}
+}
+
+// Methods are the algorithms, by the name dag.yaml uses.
+func Methods() map[string]algos.Factory {
+	return map[string]algos.Factory{
+		"ars": ars.Factory{},
+		"sgd": sgd.Factory{},
+	}
+}
+
+// Kinds are the stage kinds, by name.
+func Kinds() map[string]task.Kind {
+	envs, methods := Envs(), Methods()
+	kinds := []task.Kind{
+		&generate.Kind{Envs: envs},
+		&tune.Kind{Envs: envs, Methods: methods},
+		&train.Kind{Envs: envs, Methods: methods},
+		&evaluate.Kind{Envs: envs},
+		&plot.Kind{},
+	}
+	out := map[string]task.Kind{}
+	for _, k := range kinds {
+		out[k.Name()] = k
+	}
+	return out
+}
