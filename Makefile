@@ -1,0 +1,47 @@
+# Reproduction of Vemula, Sun & Bagnell (AISTATS 2019). See README.md.
+GO       ?= go
+TAGS     ?=
+BIN      := bin/pipeline
+MANIFEST := pipeline/codeid/manifest/manifest.json
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+PROFILE  ?= paper
+
+.PHONY: all build deps run quick smoke test test-short bench clean
+
+all: build
+
+# Go modules come from the module proxy.
+deps:
+	@command -v $(GO) >/dev/null || { echo "Go 1.26+ is required (https://go.dev/dl/)"; exit 1; }
+	$(GO) mod download
+
+# The code manifest is generated from the sources this build compiles and
+# stamped into the binary, so the identity of every task describes the code
+# that really runs (see pipeline/codeid/doc.go).
+build: deps
+	$(GO) run ./pipeline/codeid/gen -tags "$(TAGS)" -o $(MANIFEST)
+	$(GO) build -tags "$(TAGS)" -ldflags "-X zorepro/pipeline/codeid.Stamp=$$($(GO) run ./pipeline/codeid/gen -stamp-of $(MANIFEST))" -o $(BIN) ./cmd/pipeline
+
+# The full reproduction (profile paper).
+run: build
+	$(BIN) run --profile $(PROFILE) --jobs $(JOBS)
+
+quick: build
+	$(BIN) run --profile quick --jobs $(JOBS)
+
+smoke: build
+	$(BIN) run --profile smoke --jobs $(JOBS)
+
+# Tests: vet, then the whole suite with the race detector.
+test: build
+	$(GO) vet -tags "$(TAGS)" ./...
+	$(GO) test -tags "$(TAGS)" -race -count=1 -timeout 25m ./...
+
+test-short: build
+	$(GO) test -tags "$(TAGS)" -short -count=1 ./...
+
+bench: build
+	$(GO) test -tags "$(TAGS)" -run '^$$' -bench . -benchmem -count=1 ./...
+
+clean:
+	rm -rf bin $(MANIFEST)

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"zorepro/pipeline"
+	"zorepro/pipeline/codeid"
+	"zorepro/pipeline/events"
+	"zorepro/pipeline/store"
+)
+
+// codeIdentity is replaced in tests that run without a build manifest.
+var codeIdentity = func() (pipeline.CodeIdentity, error) { return codeid.Embedded() }
+
+func openEngine(c *Config, readOnly bool) (*pipeline.Engine, func(), error) {
+	plan, err := loadPlan(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	code, err := codeIdentity()
+	if err != nil {
+		return nil, nil, err
+	}
+	if readOnly {
+		if _, err := os.Stat(filepath.Join(c.Store, "events.db")); err != nil {
+			return nil, nil, fmt.Errorf("no event log at %s: nothing has run with --store %s yet", filepath.Join(c.Store, "events.db"), c.Store)
+		}
+	}
+	st, err := store.Open(c.Store)
+	if err != nil {
+		return nil, nil, err
+	}
+	log, err := events.Open(filepath.Join(c.Store, "events.db"), events.Options{Timeout: time.Second, ReadOnly: readOnly})
+	if err != nil {
+		return nil, nil, err
+	}
+	eng := &pipeline.Engine{Plan: plan, Store: st, Events: log, Code: code, Platform: pipeline.HostPlatform(),
+		Opt: pipeline.Options{Jobs: c.Jobs, Force: c.Force, CheckpointInterval: c.CheckpointInterval, FiguresDir: c.Figures, Profile: c.Profile}}
+	return eng, func() { log.Close() }, nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, error) {
+	eng, closeLog, err := openEngine(c, false)
+	if err != nil {
+		return exitInvalidOr(err), err
+	}
+	defer closeLog()
+	if c.DryRun {
+		xs, err := eng.Explain()
+		if err != nil {
+			return exitFailed, err
+		}
+		if c.JSON {
+			return exitOK, json.NewEncoder(stdout).Encode(map[string]any{"tasks": xs})
+		}
+		runs := 0
+		for _, x := range xs {
+			if x.Do == pipeline.WouldRun {
+				runs++
+			}
+			fmt.Fprintf(stdout, "%-6s %s  (%s)\n", x.Do, x.Task, x.Reason)
+		}
+		fmt.Fprintf(stdout, "%d of %d tasks would run\n", runs, len(xs))
+		return exitOK, nil
+	}
+	eng.Opt.Log = stderr
+	eng.Opt.Terminal = isTerminal(stderr)
+	eng.Opt.Args = append([]string{"run"}, os.Args[min(len(os.Args), 2):]...)
+	res, err := eng.Run(ctx)
+	if res != nil && c.JSON {
+		if jerr := json.NewEncoder(stdout).Encode(res); jerr != nil {
+			return exitFailed, jerr
+		}
+	} else if res != nil {
+		for name, f := range res.Figures {
+			_ = name
+			fmt.Fprintf(stdout, "figure %s %s\n", f.Path, f.ID)
+		}
+		for task, msg := range res.Errors {
+			fmt.Fprintf(stderr, "failed %s: %s\n", task, msg)
+		}
+	}
+	switch {
+	case errors.Is(err, pipeline.ErrInterrupted):
+		return exitInterrupted, errors.New("interrupted: progress was saved; run again to resume")
+	case errors.Is(err, pipeline.ErrTaskFailed):
+		return exitFailed, fmt.Errorf("%d task(s) failed, %d skipped", len(res.Failed), len(res.Skipped))
+	case err != nil:
+		return exitFailed, err
+	}
+	return exitOK, nil
+}
+
+func exitInvalidOr(err error) int {
+	if errors.Is(err, events.ErrLocked) || errors.Is(err, events.ErrCorruptLog) {
+		return exitFailed
+	}
+	return exitInvalid
+}
+
+func cmdStatus(c *Config, stdout io.Writer) (int, error) {
+	eng, closeLog, err := openEngine(c, true)
+	if err != nil {
+		return exitInvalidOr(err), err
+	}
+	defer closeLog()
+	states, err := eng.Events.LastStates()
+	if err != nil {
+		return exitFailed, err
+	}
+	last := map[string]events.StateRecord{}
+	for _, s := range states {
+		last[s.Task] = s
+	}
+	counts := map[string]int{}
+	for _, t := range eng.Plan.Tasks {
+		s, ok := last[t.Path]
+		state := "never-run"
+		if ok {
+			state = s.State
+		}
+		counts[state]++
+		line := fmt.Sprintf("%-11s %s", state, t.Path)
+		if ok {
+			line += fmt.Sprintf("  (run %d)", s.Run)
+			if s.Error != "" {
+				line += ": " + s.Error
+			}
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	var parts []string
+	for _, k := range []string{"done", "cached", "failed", "skipped", "interrupted", "started", "never-run"} {
+		if counts[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+		}
+	}
+	fmt.Fprintf(stdout, "%d tasks: %s\n", len(eng.Plan.Tasks), strings.Join(parts, ", "))
+	return exitOK, nil
+}
+
+func cmdDAG(c *Config, stdout io.Writer) (int, error) {
+	plan, err := loadPlan(c)
+	if err != nil {
+		return exitInvalid, err
+	}
+	for _, s := range plan.Stages {
+		n := 0
+		for _, t := range plan.Tasks {
+			if t.Stage == s {
+				n++
+			}
+		}
+		fmt.Fprintf(stdout, "stage %s (kind %s, %d tasks)\n", s.Name, s.Kind, n)
+		for _, t := range plan.Tasks {
+			if t.Stage != s {
+				continue
+			}
+			fmt.Fprintf(stdout, "  %s\n", t.Path)
+			for _, slot := range sortedSlotNames(t.Inputs) {
+				for _, up := range t.Inputs[slot] {
+					fmt.Fprintf(stdout, "      %s <- %s\n", slot, up.Path)
+				}
+			}
+		}
+	}
+	return exitOK, nil
+}
+
+func cmdWhy(c *Config, stdout io.Writer) (int, error) {
+	eng, closeLog, err := openEngine(c, true)
+	if err != nil {
+		return exitInvalidOr(err), err
+	}
+	defer closeLog()
+	if _, err := pipeline.Find(eng.Plan, c.Args[0]); err != nil {
+		return exitInvalid, err
+	}
+	xs, err := eng.Explain()
+	if err != nil {
+		return exitFailed, err
+	}
+	for _, x := range xs {
+		if x.Task != c.Args[0] {
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: would %s (%s)\n", x.Task, x.Do, x.Reason)
+		switch {
+		case x.Recorded == nil:
+			fmt.Fprintln(stdout, "no recorded run of this task")
+		case x.Action != "" && x.Do == pipeline.WouldCache && pipeline.Action(x.Recorded) == pipeline.Action(x.Transcript):
+			fmt.Fprintf(stdout, "identity unchanged since run %d\n", x.RecordedRun)
+			if x.Previous != nil {
+				if d := pipeline.DiffTranscripts(x.Previous, x.Recorded); len(d) > 0 {
+					fmt.Fprintln(stdout, "that run differed from the one before it in:")
+					for _, l := range d {
+						fmt.Fprintln(stdout, "  "+l)
+					}
+				}
+			}
+		default:
+			fmt.Fprintf(stdout, "changes since run %d (- recorded, + now):\n", x.RecordedRun)
+			for _, l := range pipeline.DiffTranscripts(x.Recorded, x.Transcript) {
+				fmt.Fprintln(stdout, "  "+l)
+			}
+		}
+	}
+	return exitOK, nil
+}
+
+func cmdEvents(c *Config, stdout io.Writer) (int, error) {
+	path := filepath.Join(c.Store, "events.db")
+	if _, err := os.Stat(path); err != nil {
+		return exitInvalid, fmt.Errorf("no event log at %s", path)
+	}
+	log, err := events.Open(path, events.Options{Timeout: time.Second, ReadOnly: true})
+	if err != nil {
+		return exitFailed, err
+	}
+	defer log.Close()
+	task := c.Args[0]
+	evs, err := log.Events(task)
+	if err != nil {
+		return exitFailed, err
+	}
+	runs, err := log.IterRuns(task)
+	if err != nil {
+		return exitFailed, err
+	}
+	if len(evs) == 0 && len(runs) == 0 {
+		return exitInvalid, fmt.Errorf("no events recorded for task %q", task)
+	}
+	enc := json.NewEncoder(stdout)
+	for _, ev := range evs {
+		if c.JSON {
+			if err := enc.Encode(ev); err != nil {
+				return exitFailed, err
+			}
+			continue
+		}
+		line := fmt.Sprintf("#%d run %d %s", ev.Seq, ev.Run, ev.Type)
+		for _, kv := range [][2]string{{"state", ev.State}, {"action", ev.Action}, {"output", ev.Output}, {"error", ev.Error}} {
+			if kv[1] != "" {
+				line += " " + kv[0] + "=" + kv[1]
+			}
+		}
+		if ev.Checkpoint != nil {
+			line += fmt.Sprintf(" checkpoint=%s@%d", ev.Checkpoint.Content, ev.Checkpoint.Iteration)
+		}
+		if len(ev.Data) > 0 {
+			line += " " + string(ev.Data)
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	for _, run := range runs {
+		its, err := log.Iterations(task, run)
+		if err != nil {
+			return exitFailed, err
+		}
+		for _, it := range its {
+			if c.JSON {
+				if err := enc.Encode(map[string]any{"type": "iter", "run": run, "iter": it}); err != nil {
+					return exitFailed, err
+				}
+				continue
+			}
+			line := fmt.Sprintf("iter run %d it=%d samples=%d digest=%016x", run, it.Iteration, it.Samples, it.Digest)
+			for _, m := range it.Metrics {
+				line += fmt.Sprintf(" %s=%s", m.Name, fmtFloat(m.Value))
+			}
+			fmt.Fprintln(stdout, line)
+		}
+	}
+	return exitOK, nil
+}
