@@ -25,14 +25,14 @@ func openEngine(c *Config, readOnly bool) (*pipeline.Engine, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	code, err := codeIdentity()
-	if err != nil {
-		return nil, nil, err
-	}
 	if readOnly {
 		if _, err := os.Stat(filepath.Join(c.Store, "events.db")); err != nil {
 			return nil, nil, fmt.Errorf("no event log at %s: nothing has run with --store %s yet", filepath.Join(c.Store, "events.db"), c.Store)
 		}
+	}
+	code, err := codeIdentity()
+	if err != nil {
+		return nil, nil, err
 	}
 	st, err := store.Open(c.Store)
 	if err != nil {

@@ -108,8 +108,12 @@ func Read(path string) (map[string]any, error) {
 	return raw, nil
 }
 
-// Load reads, validates and expands a dag file under a profile ("" or
-// "paper" for none... any profile name must exist unless it is "").
+// DefaultProfile is the profile a run uses unless told otherwise; a dag
+// file need not define it.
+const DefaultProfile = "paper"
+
+// Load reads, validates and expands a dag file under a profile ("" for
+// none). The profile must be defined in the file, except DefaultProfile.
 func Load(path, profile string, kinds map[string]task.Kind) (*Plan, error) {
 	raw, err := Read(path)
 	if err != nil {
@@ -165,7 +169,9 @@ func Build(file string, raw map[string]any, profile string, kinds map[string]tas
 	}
 	if profile != "" {
 		pr, ok := profiles[profile]
-		if !ok {
+		if !ok && profile == DefaultProfile {
+			// The default profile needs no definition: it changes nothing.
+		} else if !ok {
 			names := sortedKeys(profiles)
 			c.add("", "profiles", "unknown profile %q (known: %s)", profile, strings.Join(names, ", "))
 		} else {

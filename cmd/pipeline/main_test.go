@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := filepath.Abs("../../dag.yaml")
+	cases := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"no command", nil, nil, "usage: pipeline <command>"},
+		{"unknown command", []string{"runn"}, nil, `unknown command "runn"`},
+		{"unknown flag", []string{"run", "--jbos", "2"}, nil, "unknown flag: --jbos"},
+		{"zero jobs", []string{"run", "--jobs", "0"}, nil, "--jobs (or PIPELINE_JOBS): 0 is out of range (must be >= 1)"},
+		{"negative jobs", []string{"run", "--jobs", "-3"}, nil, "-3 is out of range"},
+		{"jobs not a number", []string{"run", "--jobs", "many"}, nil, `invalid argument "many" for "--jobs"`},
+		{"jobs from env not a number", []string{"run"}, map[string]string{"PIPELINE_JOBS": "lots"}, `--jobs (or PIPELINE_JOBS): "lots" is not an integer`},
+		{"bad checkpoint interval", []string{"run", "--checkpoint-interval", "soon"}, nil, `invalid argument "soon"`},
+		{"negative checkpoint interval", []string{"run", "--checkpoint-interval", "-1s"}, nil, "--checkpoint-interval: must not be negative"},
+		{"empty store", []string{"run", "--store", ""}, nil, "--store (or PIPELINE_STORE): must not be empty"},
+		{"bad force from env", []string{"run"}, map[string]string{"PIPELINE_FORCE": "maybe"}, `--force (or PIPELINE_FORCE): "maybe" is not true or false`},
+		{"why without task", []string{"why"}, nil, "pipeline why: takes exactly one TASK argument, got 0"},
+		{"events with two tasks", []string{"events", "a", "b"}, nil, "pipeline events: takes exactly one TASK argument, got 2"},
+		{"run with argument", []string{"run", "extra"}, nil, `pipeline run: unexpected arguments ["extra"]`},
+		{"unknown profile", []string{"dag", "--dag", good, "--profile", "fast"}, nil, `unknown profile "fast" (known: paper, quick, smoke)`},
+		{"unknown profile from env", []string{"dag", "--dag", good}, map[string]string{"PIPELINE_PROFILE": "nope"}, `unknown profile "nope"`},
+		{"missing dag file", []string{"run", "--dag", filepath.Join(dir, "missing.yaml"), "--store", filepath.Join(dir, "s")}, nil, "missing.yaml: cannot read"},
+		{"why unknown task", []string{"why", "train/nope", "--dag", good, "--store", filepath.Join(dir, "none")}, nil, "no event log at"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			var stdout, stderr bytes.Buffer
+			code := Main(context.Background(), c.args, &stdout, &stderr)
+			if code != exitInvalid {
+				t.Errorf("exit code %d, want %d", code, exitInvalid)
+			}
+			if !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("stderr lacks %q:\n%s", c.want, stderr.String())
+			}
+		})
+	}
+	// Validation failures touch no store.
+	if _, err := os.Stat(filepath.Join(dir, "s")); !os.IsNotExist(err) {
+		t.Errorf("a failed validation created the store: %v", err)
+	}
+}
