@@ -276,6 +276,7 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 	if err == nil {
 		err = t.Runner.Run(r.ctx, env)
 	}
+	env.flushIters()
 	env.recordStreams()
 	if err == nil {
 		var out string
@@ -379,6 +380,10 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("export %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		return fmt.Errorf("export %s: %w", path, err)
 	}

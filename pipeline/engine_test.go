@@ -381,3 +381,24 @@ func TestInterruptThenResumeIsIdentical(t *testing.T) {
 		t.Errorf("resumed run starts at iteration %d, want 8", second[0].Iteration)
 	}
 }
+
+func TestCorruptOutputIsRecomputed(t *testing.T) {
+	h := newHarness(t)
+	h.mustRun("", 2)
+	storeDir := filepath.Join(h.dir, "store")
+	st, err := store.Open(storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The output of task a is the text "3"; flip a byte of its entry.
+	path := st.Path(store.Sum([]byte("3")))
+	if err := os.WriteFile(path, []byte("4"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := h.mustRun("", 2)
+	eq(t, "executed after corrupting a's output", res.Executed, []string{"a"})
+	eq(t, "cached", res.Cached, allTasks[1:])
+	if got, err := st.Get(store.Sum([]byte("3"))); err != nil || string(got) != "3" {
+		t.Fatalf("entry not healed: %q %v", got, err)
+	}
+}

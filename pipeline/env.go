@@ -27,12 +27,24 @@ type env struct {
 	mu       sync.Mutex
 	outputs  map[string]entry
 	lastCkpt time.Time
+	iters    []events.Iter // iterations not yet handed to the writer
+	itersAt  time.Time     // when iters was last handed over
 }
+
+// Iteration events are handed to the writer in blocks: one bbolt value per
+// block instead of one per iteration keeps recording cheap next to tiny
+// iterations. A block is handed over when full, when it is older than
+// iterFlushAge, before every checkpoint and when the task ends, so every
+// iteration up to a checkpoint is committed before the checkpoint is.
+const (
+	iterBlock    = 512
+	iterFlushAge = time.Second
+)
 
 var _ task.Env = (*env)(nil)
 
 func newEnv(r *runner, t *dag.Task, act ActionID, deps map[string]string) (*env, error) {
-	e := &env{r: r, t: t, act: act, inputs: map[string][]task.Input{}, streams: &stream.Log{}, outputs: map[string]entry{}, lastCkpt: time.Now()}
+	e := &env{r: r, t: t, act: act, inputs: map[string][]task.Input{}, streams: &stream.Log{}, outputs: map[string]entry{}, lastCkpt: time.Now(), itersAt: time.Now()}
 	for slot, ups := range t.Inputs {
 		for _, up := range ups {
 			es, err := r.e.readOutputs(deps[up.Path])
@@ -85,10 +97,36 @@ func (e *env) publish() (string, error) {
 
 func (e *env) Iteration(it task.Iter) {
 	ev := events.Iter{Iteration: it.Iteration, Samples: it.Samples, Digest: it.Digest}
-	for _, m := range it.Metrics {
-		ev.Metrics = append(ev.Metrics, events.Metric{Name: m.Name, Value: m.Value})
+	if len(it.Metrics) > 0 {
+		ev.Metrics = make([]events.Metric, len(it.Metrics))
+		for i, m := range it.Metrics {
+			ev.Metrics[i] = events.Metric{Name: m.Name, Value: m.Value}
+		}
 	}
-	e.r.w.Append(events.Event{Type: "iter", Run: e.r.run, Task: e.t.Path, Iter: &ev})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.iters) > 0 && e.iters[len(e.iters)-1].Iteration >= ev.Iteration {
+		e.flushItersLocked() // a new sequence (e.g. evaluation after training)
+	}
+	e.iters = append(e.iters, ev)
+	if len(e.iters) >= iterBlock || time.Since(e.itersAt) >= iterFlushAge {
+		e.flushItersLocked()
+	}
+}
+
+func (e *env) flushItersLocked() {
+	if len(e.iters) > 0 {
+		e.r.w.Append(events.Event{Type: "iter", Run: e.r.run, Task: e.t.Path, Iters: e.iters})
+		e.iters = nil
+	}
+	e.itersAt = time.Now()
+}
+
+// flushIters hands buffered iterations to the writer.
+func (e *env) flushIters() {
+	e.mu.Lock()
+	e.flushItersLocked()
+	e.mu.Unlock()
 }
 
 func (e *env) Note(kind string, v any) {
@@ -130,6 +168,7 @@ func (e *env) Checkpoint(state []byte, iteration int64) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
+	e.flushIters()
 	e.r.w.Append(events.Event{Type: "checkpoint", Run: e.r.run, Task: e.t.Path, Action: e.act.String(), Checkpoint: &events.Checkpoint{Content: id.String(), Iteration: iteration}, Time: time.Now().UnixNano()})
 	e.mu.Lock()
 	e.lastCkpt = time.Now()

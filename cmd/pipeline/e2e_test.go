@@ -58,7 +58,7 @@ func stderrOf(err error) string {
 	return ""
 }
 
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")

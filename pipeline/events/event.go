@@ -54,6 +54,9 @@ type Event struct {
 	Error      string          `json:"error,omitempty"`
 	Data       json.RawMessage `json:"data,omitempty"` // free-form JSON
 	Iter       *Iter           `json:"iter,omitempty"`
+	// Iters is a block of iterations of one task in one run, in strictly
+	// increasing order; an "iter" event carries either Iter or Iters.
+	Iters []Iter `json:"iters,omitempty"`
 }
 
 // Checkpoint locates a stored checkpoint.
@@ -127,15 +130,20 @@ type transcriptPair struct {
 func validate(ev *Event) error {
 	switch ev.Type {
 	case TypeRun, TypeState, TypeTranscript, TypeStreams, TypeOutput, TypeCheckpoint, TypeNote:
-		if ev.Iter != nil {
+		if ev.Iter != nil || ev.Iters != nil {
 			return fmt.Errorf("%w: %q event with Iter set (only %q events carry Iter)", ErrInvalidEvent, ev.Type, TypeIter)
 		}
 	case TypeIter:
-		if ev.Iter == nil {
-			return fmt.Errorf("%w: %q event without Iter (task %q, run %d)", ErrInvalidEvent, ev.Type, ev.Task, ev.Run)
+		if (ev.Iter == nil) == (len(ev.Iters) == 0) {
+			return fmt.Errorf("%w: %q event needs exactly one of Iter and Iters (task %q, run %d)", ErrInvalidEvent, ev.Type, ev.Task, ev.Run)
 		}
-		if ev.Iter.Iteration < 0 {
+		if ev.Iter != nil && ev.Iter.Iteration < 0 {
 			return fmt.Errorf("%w: %q event with negative iteration %d (task %q, run %d)", ErrInvalidEvent, ev.Type, ev.Iter.Iteration, ev.Task, ev.Run)
+		}
+		for i, it := range ev.Iters {
+			if it.Iteration < 0 || (i > 0 && it.Iteration <= ev.Iters[i-1].Iteration) {
+				return fmt.Errorf("%w: %q block with iteration %d at position %d is negative or out of order (task %q, run %d)", ErrInvalidEvent, ev.Type, it.Iteration, i, ev.Task, ev.Run)
+			}
 		}
 	default:
 		return fmt.Errorf("%w: unknown type %q (task %q)", ErrInvalidEvent, ev.Type, ev.Task)

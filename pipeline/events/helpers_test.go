@@ -145,7 +145,7 @@ func verify(t testing.TB, l *Log) {
 			if len(k) != 20 {
 				return fmt.Errorf("iter key %x", k)
 			}
-			_, err := decodeIter(v)
+			_, err := decodeBlock(int64(binary.BigEndian.Uint64(k[12:])), v)
 			return err
 		})
 	})

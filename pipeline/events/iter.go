@@ -24,22 +24,75 @@ func appendIter(b []byte, it *Iter) []byte {
 // length, an empty name and the 8 value bytes.
 const minMetricLen = 1 + 8
 
+// appendBlock appends the value of an "iter" key: for each iteration, in
+// increasing order, uvarint(iteration − first) then its appendIter record.
+// The key carries the first iteration.
+func appendBlock(b []byte, its []Iter) []byte {
+	first := its[0].Iteration
+	for i := range its {
+		b = binary.AppendUvarint(b, uint64(its[i].Iteration-first))
+		b = appendIter(b, &its[i])
+	}
+	return b
+}
+
+// decodeBlock decodes a value written by appendBlock whose key holds first.
+// It never panics; errors wrap ErrCorruptLog.
+func decodeBlock(first int64, b []byte) ([]Iter, error) {
+	var out []Iter
+	prev := int64(-1)
+	for len(b) > 0 {
+		d, n := binary.Uvarint(b)
+		if n <= 0 || d > math.MaxInt64-uint64(first) {
+			return nil, iterErr("iteration offset", b)
+		}
+		it, rest, err := decodeIterPrefix(b[n:])
+		if err != nil {
+			return nil, err
+		}
+		it.Iteration = first + int64(d)
+		if it.Iteration <= prev {
+			return nil, fmt.Errorf("%w: iter block: iteration %d out of order", ErrCorruptLog, it.Iteration)
+		}
+		prev = it.Iteration
+		out = append(out, it)
+		b = rest
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: iter block: empty", ErrCorruptLog)
+	}
+	return out, nil
+}
+
 // decodeIter decodes a value written by appendIter. It never panics and
 // never allocates more than the input justifies; errors wrap ErrCorruptLog.
 func decodeIter(b []byte) (Iter, error) {
+	it, rest, err := decodeIterPrefix(b)
+	if err != nil {
+		return Iter{}, err
+	}
+	if len(rest) != 0 {
+		return Iter{}, fmt.Errorf("%w: iter record: %d trailing bytes", ErrCorruptLog, len(rest))
+	}
+	return it, nil
+}
+
+// decodeIterPrefix decodes one appendIter record at the start of b and
+// returns the bytes after it.
+func decodeIterPrefix(b []byte) (Iter, []byte, error) {
 	var it Iter
 	v, n := binary.Varint(b)
 	if n <= 0 {
-		return Iter{}, iterErr("samples", b)
+		return Iter{}, nil, iterErr("samples", b)
 	}
 	it.Samples, b = v, b[n:]
 	if len(b) < 8 {
-		return Iter{}, iterErr("digest", b)
+		return Iter{}, nil, iterErr("digest", b)
 	}
 	it.Digest, b = binary.BigEndian.Uint64(b), b[8:]
 	count, n := binary.Uvarint(b)
 	if n <= 0 || count > uint64(len(b)-n)/minMetricLen {
-		return Iter{}, iterErr("metric count", b)
+		return Iter{}, nil, iterErr("metric count", b)
 	}
 	b = b[n:]
 	if count > 0 {
@@ -48,16 +101,13 @@ func decodeIter(b []byte) (Iter, error) {
 	for i := range it.Metrics {
 		l, n := binary.Uvarint(b)
 		if n <= 0 || l > uint64(len(b)-n) || uint64(len(b)-n)-l < 8 {
-			return Iter{}, iterErr(fmt.Sprintf("metric %d", i), b)
+			return Iter{}, nil, iterErr(fmt.Sprintf("metric %d", i), b)
 		}
 		b = b[n:]
 		it.Metrics[i].Name, b = string(b[:l]), b[l:]
 		it.Metrics[i].Value, b = math.Float64frombits(binary.BigEndian.Uint64(b)), b[8:]
 	}
-	if len(b) != 0 {
-		return Iter{}, fmt.Errorf("%w: iter record: %d trailing bytes", ErrCorruptLog, len(b))
-	}
-	return it, nil
+	return it, b, nil
 }
 
 func iterErr(field string, rest []byte) error {

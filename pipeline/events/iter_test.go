@@ -82,3 +82,56 @@ func sameIter(a, b Iter) bool {
 	}
 	return true
 }
+
+func TestBlockRoundTripAndReads(t *testing.T) {
+	its := []Iter{
+		{Iteration: 7, Samples: 20, Digest: 1, Metrics: []Metric{{"loss", math.Copysign(0, -1)}}},
+		{Iteration: 8, Samples: 40, Digest: 2},
+		{Iteration: 100, Samples: 60, Digest: math.MaxUint64, Metrics: []Metric{{"a", math.NaN()}, {"b", math.Inf(1)}}},
+	}
+	got, err := decodeBlock(7, appendBlock(nil, its))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[2].Iteration != 100 || got[1].Samples != 40 || math.Float64bits(got[0].Metrics[0].Value) != math.Float64bits(math.Copysign(0, -1)) || !math.IsNaN(got[2].Metrics[0].Value) {
+		t.Fatalf("round trip: %+v", got)
+	}
+	l := openTest(t)
+	w := l.NewWriter(WriterOptions{})
+	w.Append(Event{Type: TypeIter, Run: 1, Task: "t", Iters: its[:2]})
+	w.Append(Event{Type: TypeIter, Run: 1, Task: "t", Iter: &its[2]})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	read, err := l.Iterations("t", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read) != 3 || read[0].Iteration != 7 || read[2].Iteration != 100 {
+		t.Fatalf("Iterations = %+v", read)
+	}
+	if _, n, err := l.Stats(); err != nil || n != 3 {
+		t.Fatalf("Stats iters = %d, %v", n, err)
+	}
+}
+
+func FuzzDecodeBlock(f *testing.F) {
+	f.Add(int64(0), appendBlock(nil, []Iter{{Iteration: 0}, {Iteration: 3, Metrics: []Metric{{"x", 1}}}}))
+	f.Add(int64(5), []byte{0})
+	f.Fuzz(func(t *testing.T, first int64, b []byte) {
+		if first < 0 {
+			first = -first
+		}
+		if first < 0 {
+			return
+		}
+		its, err := decodeBlock(first, b)
+		if err != nil {
+			return
+		}
+		again, err := decodeBlock(first, appendBlock(nil, its))
+		if err != nil || len(again) != len(its) {
+			t.Fatalf("re-encode: %v", err)
+		}
+	})
+}

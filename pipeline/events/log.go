@@ -433,7 +433,11 @@ func (w *wtx) apply(ev *Event) error {
 		return err
 	}
 	if ev.Type == TypeIter {
-		return w.iter.Put(iterKey(tid, ev.Run, ev.Iter.Iteration), appendIter(nil, ev.Iter))
+		its := ev.Iters
+		if ev.Iter != nil {
+			its = []Iter{*ev.Iter}
+		}
+		return w.iter.Put(iterKey(tid, ev.Run, its[0].Iteration), appendBlock(nil, its))
 	}
 	val, err := json.Marshal(ev)
 	if err != nil {

@@ -89,12 +89,11 @@ func (l *Log) Iterations(task string, run uint64) ([]Iter, error) {
 			if len(k) != 20 {
 				return fmt.Errorf("%w: iter key of %d bytes", ErrCorruptLog, len(k))
 			}
-			it, err := decodeIter(v)
+			block, err := decodeBlock(int64(binary.BigEndian.Uint64(k[12:])), v)
 			if err != nil {
 				return fmt.Errorf("task %q run %d: %w", task, run, err)
 			}
-			it.Iteration = int64(binary.BigEndian.Uint64(k[12:]))
-			its = append(its, it)
+			its = append(its, block...)
 		}
 		return nil
 	})
@@ -200,12 +199,18 @@ func (l *Log) Runs() ([]Event, error) {
 }
 
 // Stats returns the number of stored non-iter events and of stored
-// iteration records.
+// iterations (blocks are counted by their iterations).
 func (l *Log) Stats() (events, iters uint64, err error) {
 	err = l.view(func(tx *bolt.Tx) error {
 		events = uint64(tx.Bucket(bucketLog).Stats().KeyN)
-		iters = uint64(tx.Bucket(bucketIter).Stats().KeyN)
-		return nil
+		return tx.Bucket(bucketIter).ForEach(func(k, v []byte) error {
+			if len(k) != 20 {
+				return fmt.Errorf("%w: iter key of %d bytes", ErrCorruptLog, len(k))
+			}
+			block, err := decodeBlock(int64(binary.BigEndian.Uint64(k[12:])), v)
+			iters += uint64(len(block))
+			return err
+		})
 	})
 	return events, iters, err
 }
