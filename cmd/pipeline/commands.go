@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,12 +91,12 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 			return exitFailed, jerr
 		}
 	} else if res != nil {
-		for name, f := range res.Figures {
-			_ = name
+		for _, name := range slices.Sorted(maps.Keys(res.Figures)) {
+			f := res.Figures[name]
 			fmt.Fprintf(stdout, "figure %s %s\n", f.Path, f.ID)
 		}
-		for task, msg := range res.Errors {
-			fmt.Fprintf(stderr, "failed %s: %s\n", task, msg)
+		for _, task := range slices.Sorted(maps.Keys(res.Errors)) {
+			fmt.Fprintf(stderr, "failed %s: %s\n", task, res.Errors[task])
 		}
 	}
 	switch {

@@ -11,12 +11,16 @@
 // Storage layout (schema version 1). "BE" is big-endian; keys sort so that
 // cursor order is meaningful.
 //
-//	meta         "schema" -> BE uint32 schema version (1)
+//	meta         "schema" -> BE uint32 schema version (2)
 //	log          BE uint64 seq -> JSON Event, for every event except Type "iter".
 //	             The bucket's sequence is the last seq assigned.
-//	iter         BE uint32 task id ‖ BE uint64 run ‖ BE uint64 iteration ->
-//	             varint samples ‖ 8-byte BE digest ‖ uvarint metric count ‖
-//	             per metric: uvarint name length ‖ name ‖ 8-byte BE float64 bits
+//	iter         BE uint32 task id ‖ BE uint64 run ‖ BE uint64 first iteration ->
+//	             a block: per iteration, in increasing order, uvarint
+//	             (iteration − first) ‖ varint samples ‖ 8-byte BE digest ‖
+//	             uvarint metric count ‖ per metric: uvarint name length ‖
+//	             name ‖ 8-byte BE float64 bits. An event's Iter is a block of
+//	             one; its Iters (a whole block) is one value, which is what
+//	             keeps recording cheap beside tiny training iterations.
 //	tasks        task path -> BE uint32 task id (from the bucket's NextSequence; 0 means "no task")
 //	taskpaths    BE uint32 task id -> task path
 //	taskevents   BE uint32 task id ‖ BE uint64 seq -> empty (index of log by task)
@@ -32,8 +36,8 @@
 // Invariants:
 //   - Append order is commit order, and seqs increase in it. Iter events
 //     advance the seq but are stored only in "iter", keyed by (task, run,
-//     iteration); of an iter event only Task, Run and Iter are kept, and a
-//     repeated (task, run, iteration) replaces the earlier record.
+//     first iteration); of an iter event only Task, Run and Iter/Iters are
+//     kept, and a block with the same key replaces the earlier one.
 //   - Every derived bucket (taskevents, runevents, actions, checkpoints,
 //     transcripts, laststate, runs) is updated in the same transaction as
 //     the event that changes it, so it is always a pure function of the

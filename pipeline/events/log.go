@@ -20,7 +20,7 @@ import (
 
 // SchemaVersion is the layout version described in doc.go; bump it by hand
 // when the layout changes.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Bucket names.
 var (
