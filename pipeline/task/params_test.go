@@ -1,0 +1,84 @@
+package task
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestResolvedIsCanonicalAndIncludesDefaults(t *testing.T) {
+	p := NewParams("dag.yaml", "s", map[string]any{
+		"lr": 0.1, "n": 10, "big": 1e5, "name": "ars", "flag": true,
+		"xs": []any{1, 0.5}, "grid": map[string]any{"alpha": []any{0.01, 0.02}}, "d": 10,
+	}, "d")
+	if got := p.Float("lr"); got != 0.1 {
+		t.Fatal(got)
+	}
+	if got := p.Int("n"); got != 10 {
+		t.Fatal(got)
+	}
+	if got := p.Int("big"); got != 100000 { // YAML reads 1e5 as a float
+		t.Fatal(got)
+	}
+	p.String("name")
+	p.Bool("flag")
+	p.Floats("xs")
+	p.Float("missing", Default(2.5))
+	g, ok := p.Sub("grid")
+	if !ok {
+		t.Fatal("no grid")
+	}
+	g.Floats("alpha")
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := `big 100000|flag true|grid.alpha [0.01,0.02]|lr 0.1|missing 2.5|n 10|name "ars"|xs [1,0.5]`
+	if got := strings.Join(p.Resolved(), "|"); got != want {
+		t.Fatalf("resolved:\n got %s\nwant %s", got, want)
+	}
+	for _, k := range p.Keys() {
+		if k == "d" {
+			t.Fatalf("implicit coordinate d listed in Keys: %v", p.Keys())
+		}
+	}
+}
+
+func TestProblemsNameFieldAndAreAllReported(t *testing.T) {
+	p := NewParams("dag.yaml", "train/x", map[string]any{
+		"lr": -1, "n": 1.5, "name": 3, "xs": []any{1, "a"}, "extra": 1, "grid": map[string]any{"beta": []any{1}},
+	})
+	p.Float("lr", Above(0))
+	p.Int("n")
+	p.String("name")
+	p.Floats("xs", Min(0))
+	p.Float("need", Required())
+	p.String("mode", Default("a"), OneOf("a", "b"))
+	g, _ := p.Sub("grid")
+	g.Floats("alpha")
+	err := p.Err()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, w := range []string{
+		`dag.yaml: stage "train/x": params.lr: -1 is out of range (must be > 0)`,
+		"params.n: must be an integer, got a number",
+		"params.name: must be a string, got a number",
+		"params.xs[1]: must be a number, got a string",
+		"params.need: missing (required)",
+		"params.extra: unknown parameter",
+		"params.grid.beta: unknown parameter",
+	} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("missing %q in\n%v", w, err)
+		}
+	}
+}
+
+func TestPeekDoesNotConsume(t *testing.T) {
+	p := NewParams("f", "s", map[string]any{"x": 1})
+	if v, ok := p.Peek("x"); !ok || v != 1 {
+		t.Fatal(v, ok)
+	}
+	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "params.x: unknown parameter") {
+		t.Fatalf("Peek consumed x: %v", err)
+	}
+}

@@ -1,0 +1,193 @@
+package tune_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"zorepro/algos"
+	"zorepro/pipeline"
+	"zorepro/pipeline/codeid"
+	"zorepro/pipeline/dag"
+	"zorepro/pipeline/events"
+	"zorepro/pipeline/store"
+	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
+	"zorepro/stages/generate"
+	"zorepro/stages/tune"
+)
+
+// table is a fake problem: its "instance" is the seed, and a method's
+// final score is a table lookup of (a, b), so selection is known exactly.
+type table struct{}
+
+func (table) PlanGenerate(p *task.Params) func(src stream.Source) ([]byte, error) {
+	return func(src stream.Source) ([]byte, error) { return []byte(fmt.Sprint(src.Root())), nil }
+}
+func (table) Load(data []byte) (any, error) { return string(data), nil }
+func (table) Metrics() []string             { return []string{"loss", "other"} }
+func (table) Evaluate(inst any, snap []float64, meta map[string]string, rng *rand.Rand) ([]float64, error) {
+	return []float64{snap[0], -snap[0]}, nil
+}
+
+// scores[a][b] is the score of grid point (a, b) on seed 1; seed 2 adds 1
+// to every score, so means keep the order.
+var scores = map[float64]map[int64]float64{
+	0.1: {1: 5, 2: 3, 3: 9},
+	0.2: {1: 3, 2: 4, 3: 9},
+	0.3: {1: math.NaN(), 2: 7, 3: 9},
+}
+
+type lookup struct{}
+
+type cfg struct {
+	a float64
+	b int64
+}
+
+func (c cfg) Feasible() bool          { return c.b <= 2 }
+func (c cfg) Meta() map[string]string { return nil }
+func (lookup) Hyper() []string        { return []string{"a", "b"} }
+func (lookup) Configure(p *task.Params) algos.Config {
+	return cfg{a: p.Float("a", task.Required()), b: p.Int("b", task.Required())}
+}
+func (lookup) New(c algos.Config, inst any, src stream.Source) (algos.Method, error) {
+	cc := c.(cfg)
+	s := scores[cc.a][cc.b]
+	if inst.(string) == "2" {
+		s++
+	}
+	return &once{v: []float64{s}}, nil
+}
+
+type once struct{ v []float64 }
+
+func (o *once) Step(it int64) (algos.Stat, error) { return algos.Stat{Samples: 1, Done: true}, nil }
+func (o *once) Params() []float64                 { return o.v }
+func (o *once) Snapshot() []float64               { return o.v }
+func (o *once) MarshalState() ([]byte, error)     { return nil, nil }
+func (o *once) UnmarshalState([]byte) error       { return nil }
+
+type code struct{}
+
+func (code) Closure(roots ...string) (codeid.Identity, error) {
+	return codeid.Identity{ID: "xxh64-0000000000000000"}, nil
+}
+func (code) BuildLines() []string { return nil }
+
+const dagText = `version: 1
+stages:
+  - name: gen
+    kind: generate
+    params: {env: table}
+    matrix: {seed: [1, 2]}
+  - name: tune
+    kind: tune
+    inputs: {data: gen}
+    params:
+      env: table
+      method: lookup
+      budget: 1
+      seeds: [1, 2]
+      grid: {a: [0.1, 0.2, 0.3], b: [1, 2, 3]}
+      reference: {a: 0.2, b: 2}
+      SELECT
+`
+
+// run executes the two-stage dag and returns tune's outputs by name.
+func run(t *testing.T, sel string) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "dag.yaml")
+	os.WriteFile(path, []byte(strings.Replace(dagText, "SELECT", sel, 1)), 0o644)
+	envs := map[string]algos.Env{"table": table{}}
+	kinds := map[string]task.Kind{
+		"generate": &generate.Kind{Envs: envs},
+		"tune":     &tune.Kind{Envs: envs, Methods: map[string]algos.Factory{"lookup": lookup{}}},
+	}
+	plan, err := dag.Load(path, "", kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := store.Open(filepath.Join(dir, "store"))
+	log, err := events.Open(filepath.Join(dir, "store", "events.db"), events.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	e := &pipeline.Engine{Plan: plan, Store: st, Events: log, Code: code{}, Opt: pipeline.Options{Jobs: 2}}
+	if _, err := e.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	states, _ := log.LastStates()
+	for _, s := range states {
+		if s.Task != "tune" {
+			continue
+		}
+		id, _ := store.ParseID(s.Output)
+		manifest, err := st.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, line := range strings.Split(strings.TrimSpace(string(manifest)), "\n")[1:] {
+			f := strings.Fields(line)
+			id, _ := store.ParseID(f[1])
+			b, err := st.Get(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[f[0]] = string(b)
+		}
+		return out
+	}
+	t.Fatal("tune did not run")
+	return nil
+}
+
+func TestSelectMinTiesToFirstGridPoint(t *testing.T) {
+	out := run(t, "select: min")
+	var chosen struct {
+		Params         map[string]any `json:"params"`
+		Point          int            `json:"point"`
+		Score          float64        `json:"score"`
+		ReferencePoint int            `json:"reference_point"`
+	}
+	if err := json.Unmarshal([]byte(out["chosen.json"]), &chosen); err != nil {
+		t.Fatal(err)
+	}
+	// Feasible points in loop order (a outer, b inner, b <= 2):
+	// 0:(0.1,1)=5.5 1:(0.1,2)=3.5 2:(0.2,1)=3.5 3:(0.2,2)=4.5 4:(0.3,1)=NaN 5:(0.3,2)=7.5
+	// 1 and 2 tie at 3.5: the first in loop order wins; NaN never wins.
+	if chosen.Point != 1 || chosen.Params["a"] != 0.1 || chosen.Params["b"] != 2.0 || chosen.Score != 3.5 {
+		t.Fatalf("chosen = %+v", chosen)
+	}
+	if chosen.ReferencePoint != 3 {
+		t.Errorf("reference point = %d, want 3", chosen.ReferencePoint)
+	}
+	want := `point,a,b,mean_loss,loss_seed_1,loss_seed_2,chosen,reference
+0,0.1,1,5.5,5,6,,
+1,0.1,2,3.5,3,4,yes,
+2,0.2,1,3.5,3,4,,
+3,0.2,2,4.5,4,5,,yes
+4,0.3,1,NaN,NaN,NaN,,
+5,0.3,2,7.5,7,8,,
+`
+	if out["table.csv"] != want {
+		t.Errorf("table.csv:\n%s\nwant\n%s", out["table.csv"], want)
+	}
+}
+
+func TestSelectMaxOnAnotherMetric(t *testing.T) {
+	out := run(t, "select: max\n      score: other")
+	if !strings.Contains(out["chosen.json"], `"point": 1`) {
+		t.Fatalf("max of −loss should pick the min-loss point 1:\n%s", out["chosen.json"])
+	}
+}
