@@ -203,7 +203,11 @@ func cmdWhy(c *Config, stdout io.Writer) (int, error) {
 		if x.Task != c.Args[0] {
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: would %s (%s)\n", x.Task, x.Do, x.Reason)
+		verb := "would run"
+		if x.Do == pipeline.WouldCache {
+			verb = "cached"
+		}
+		fmt.Fprintf(stdout, "%s: %s (%s)\n", x.Task, verb, x.Reason)
 		switch {
 		case x.Recorded == nil:
 			fmt.Fprintln(stdout, "no recorded run of this task")
