@@ -21,7 +21,8 @@ type Stage struct {
 	Matrix     []Axis // sorted by axis name
 	Inputs     []InputSpec
 	Overrides  []Override
-	Order      int // position in the file
+	Exclude    []map[string]string // coordinates of matrix points to drop
+	Order      int                 // position in the file
 }
 
 // Axis is one matrix axis with its values in file order.
@@ -292,9 +293,9 @@ func decodeStages(c *collector, v any, kinds map[string]task.Kind) []*Stage {
 		names[name] = i
 		for _, k := range sortedKeys(m) {
 			switch k {
-			case "name", "kind", "params", "matrix", "inputs", "overrides":
+			case "name", "kind", "params", "matrix", "inputs", "overrides", "exclude":
 			default:
-				c.add(name, k, "unknown field (known: name, kind, params, matrix, inputs, overrides)")
+				c.add(name, k, "unknown field (known: name, kind, params, matrix, inputs, overrides, exclude)")
 			}
 		}
 		s.Kind, _ = m["kind"].(string)
@@ -307,6 +308,7 @@ func decodeStages(c *collector, v any, kinds map[string]task.Kind) []*Stage {
 		s.Matrix = decodeMatrix(c, name, "matrix", m["matrix"])
 		s.Inputs = decodeInputs(c, name, m["inputs"])
 		s.Overrides = decodeOverrides(c, name, "overrides", m["overrides"])
+		s.Exclude = decodeExclude(c, name, "exclude", m["exclude"])
 		out = append(out, s)
 	}
 	return out
@@ -479,6 +481,31 @@ func decodeOverrides(c *collector, stage, field string, v any) []Override {
 	return out
 }
 
+func decodeExclude(c *collector, stage, field string, v any) []map[string]string {
+	if v == nil {
+		return nil
+	}
+	l, ok := v.([]any)
+	if !ok {
+		c.add(stage, field, "must be a list of {axis: value} mappings")
+		return nil
+	}
+	var out []map[string]string
+	for i, x := range l {
+		m := asMap(x)
+		if len(m) == 0 {
+			c.add(stage, fmt.Sprintf("%s[%d]", field, i), "must be a non-empty mapping of axis to value")
+			continue
+		}
+		e := map[string]string{}
+		for _, k := range sortedKeys(m) {
+			e[k] = scalarText(m[k])
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // scalarText is the canonical text of a coordinate value.
 func scalarText(v any) string {
 	switch x := v.(type) {
@@ -557,11 +584,12 @@ func applyProfile(c *collector, name string, v any, seeds map[string][]int64, st
 		}
 		for _, k := range sortedKeys(patch) {
 			switch k {
-			case "params", "matrix", "overrides":
+			case "params", "matrix", "overrides", "exclude":
 			default:
-				c.add(sn, f+"."+k, "unknown field (known: params, matrix, overrides)")
+				c.add(sn, f+"."+k, "unknown field (known: params, matrix, overrides, exclude)")
 			}
 		}
+		s.Exclude = append(s.Exclude, decodeExclude(c, sn, f+".exclude", patch["exclude"])...)
 		for k, pv := range decodeParams(c, sn, f+".params", patch["params"]) {
 			s.Params[k] = pv
 		}
@@ -763,7 +791,28 @@ func expand(c *collector, file, profile string, stages []*Stage, kinds map[strin
 				}
 			}
 		}
+		for i, ex := range s.Exclude {
+			for _, ax := range sortedKeys(ex) {
+				if !axisNames[ax] {
+					c.add(s.Name, fmt.Sprintf("exclude[%d].%s", i, ax), "stage has no axis %q", ax)
+				}
+			}
+		}
+		n := 0
+	points:
 		for _, coords := range product(s.Matrix) {
+			for _, ex := range s.Exclude {
+				match := true
+				for i, ax := range s.Matrix {
+					if v, ok := ex[ax.Name]; ok && v != scalarText(coords[i]) {
+						match = false
+					}
+				}
+				if match {
+					continue points
+				}
+			}
+			n++
 			t := &Task{Stage: s, Kind: kind, Inputs: map[string][]*Task{}}
 			var parts []string
 			vals := maps.Clone(s.Params)
@@ -798,6 +847,9 @@ func expand(c *collector, file, profile string, stages []*Stage, kinds map[strin
 			plan.Tasks = append(plan.Tasks, t)
 			plan.byPath[t.Path] = t
 			byStage[s.Name] = append(byStage[s.Name], t)
+		}
+		if n == 0 {
+			c.add(s.Name, "exclude", "excludes every point of the matrix")
 		}
 	}
 	for _, t := range plan.Tasks {

@@ -172,6 +172,8 @@ func TestBadInput(t *testing.T) {
 		{"where on unknown axis", repl("inputs: {data: data}", "inputs: {data: {stage: data, where: {h: 1}}}"), "", []string{`stage "train": inputs.data.where.h: stage "data" has no axis "h"`}},
 		{"override on unknown axis", repl("    params: {alpha: 0.03}\n", "    params: {alpha: 0.03}\n    overrides: [{when: {h: 1}, params: {alpha: 0.1}}]\n"), "", []string{`stage "train": overrides[0].when.h: stage has no axis "h"`}},
 		{"param is also an axis", repl("params: {alpha: 0.03}", "params: {alpha: 0.03, d: 5}"), "", []string{`stage "train": params.d: also a matrix axis`}},
+		{"exclude on unknown axis", repl("    params: {alpha: 0.03}\n", "    params: {alpha: 0.03}\n    exclude: [{h: 1}]\n"), "", []string{`stage "train": exclude[0].h: stage has no axis "h"`}},
+		{"exclude everything", repl("    params: {alpha: 0.03}\n", "    params: {alpha: 0.03}\n    exclude: [{d: 10}, {d: 100}]\n"), "", []string{`stage "train": exclude: excludes every point of the matrix`}},
 		{"yaml syntax", "version: 1\nstages: [\n", "", []string{"dag.yaml: cannot read"}},
 		{"duplicate yaml key", repl("    kind: show\n", "    kind: show\n    kind: gen\n"), "", []string{"dag.yaml: cannot read", "already defined"}},
 	}
@@ -201,6 +203,20 @@ func TestBadInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestExcludeDropsMatrixPoints(t *testing.T) {
+	text := strings.Replace(good, "    params: {alpha: 0.03}\n", "    params: {alpha: 0.03}\n    exclude: [{d: 100, seed: 2}]\n", 1)
+	plan, err := dag.Load(write(t, text), "", kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Task("train/d=100/seed=2") != nil || plan.Task("train/d=100/seed=1") == nil {
+		t.Fatal("exclude dropped the wrong points")
+	}
+	if n := len(plan.Task("figure").Inputs["curves"]); n != 3 {
+		t.Fatalf("figure has %d inputs, want 3", n)
 	}
 }
 

@@ -14,7 +14,8 @@
 //	    matrix: {axis: [v, ...] | "$seeds"}# cartesian product, axes sorted
 //	    inputs: {slot: stage | {stage, where, optional}}
 //	    overrides: [{when: {axis: v}, params: {...}}]
-//	profiles: {name: {seeds: {...}, stages: {stage: {params, matrix, overrides}}}}
+//	    exclude: [{axis: v, ...}]           # matrix points to drop
+//	profiles: {name: {seeds: {...}, stages: {stage: {params, matrix, overrides, exclude}}}}
 //
 // A task's path is the stage name followed by its sorted coordinates, e.g.
 // train/linreg/d=10/method=ars/seed=5488. Coordinates are also parameters,
