@@ -3,5 +3,7 @@
 // every iteration, checkpoints so that an interrupted task resumes with
 // identical results, and publishes the parameter trajectory (output
 // "trajectory") for the evaluate stage. Hyperparameters come from the
-// stage's params, overridden by a connected tune stage's choice.
+// stage's params, overridden by a connected tune stage's choice. The
+// "method" parameter (usually a matrix coordinate) names the curve and,
+// unless "algo" is given, the algorithm.
 package train

@@ -30,13 +30,16 @@ func (k *Kind) Slots() []task.Slot {
 
 // own are the parameters the kind itself reads; the rest belong to the
 // method.
-var own = []string{"env", "method", "budget", "strict_budget", "snapshot_every", "snapshot_per_decade"}
+var own = []string{"env", "method", "algo", "budget", "strict_budget", "snapshot_every", "snapshot_per_decade"}
 
 // Plan implements task.Kind.
 func (k *Kind) Plan(p *task.Params) task.Runner {
 	r := &runner{}
 	envName := p.String("env", task.Required(), task.OneOf(slices.Sorted(maps.Keys(k.Envs))...))
-	methName := p.String("method", task.Required(), task.OneOf(slices.Sorted(maps.Keys(k.Methods))...))
+	// The method coordinate names a curve; "algo" names the algorithm when
+	// they differ (e.g. method sgd_b64 with algo sgd and batch 64).
+	curve := p.String("method", task.Required())
+	methName := p.String("algo", task.Default(curve), task.OneOf(slices.Sorted(maps.Keys(k.Methods))...))
 	r.budget = algos.Budget{Samples: p.Int("budget", task.Required(), task.Above(0)), Strict: p.Bool("strict_budget", task.Default(false))}
 	r.schedule = algos.Schedule{Every: p.Int("snapshot_every", task.Default(1), task.Min(0)), PerDecade: int(p.Int("snapshot_per_decade", task.Default(0), task.Min(0)))}
 	if r.schedule.Every == 0 && r.schedule.PerDecade == 0 {

@@ -35,7 +35,7 @@ func (k *Kind) Slots() []task.Slot {
 	return []task.Slot{{Name: "data", Required: true, Many: true}}
 }
 
-var own = []string{"env", "method", "budget", "strict_budget", "seeds", "grid", "score", "select", "reference"}
+var own = []string{"env", "method", "algo", "budget", "strict_budget", "seeds", "grid", "score", "select", "reference"}
 
 type point struct {
 	vals map[string]any // hyperparameter → raw value
@@ -46,7 +46,10 @@ type point struct {
 func (k *Kind) Plan(p *task.Params) task.Runner {
 	r := &runner{}
 	envName := p.String("env", task.Required(), task.OneOf(slices.Sorted(maps.Keys(k.Envs))...))
-	methName := p.String("method", task.Required(), task.OneOf(slices.Sorted(maps.Keys(k.Methods))...))
+	// The method coordinate names a curve; "algo" names the algorithm when
+	// they differ (e.g. method sgd_b64 with algo sgd and batch 64).
+	curve := p.String("method", task.Required())
+	methName := p.String("algo", task.Default(curve), task.OneOf(slices.Sorted(maps.Keys(k.Methods))...))
 	r.budget = algos.Budget{Samples: p.Int("budget", task.Required(), task.Above(0)), Strict: p.Bool("strict_budget", task.Default(true))}
 	r.seeds = p.Ints("seeds", task.Required(), task.NonEmpty(), task.Min(0))
 	r.sel = p.String("select", task.Default("min"), task.OneOf("min", "max"))
