@@ -3,6 +3,9 @@ package stages
 import (
 	"zorepro/algos"
 	"zorepro/algos/ars"
+	"zorepro/algos/newton"
+	"zorepro/algos/nreinforce"
+	"zorepro/algos/reinforce"
 	"zorepro/algos/sgd"
 	"zorepro/envs/linreg"
 	"zorepro/pipeline/task"
@@ -23,8 +26,11 @@ func Envs() map[string]algos.Env {
 // Methods are the algorithms, by the name dag.yaml uses.
 func Methods() map[string]algos.Factory {
 	return map[string]algos.Factory{
-		"ars": ars.Factory{},
-		"sgd": sgd.Factory{},
+		"ars":        ars.Factory{},
+		"newton":     newton.Factory{},
+		"nreinforce": nreinforce.Factory{},
+		"reinforce":  reinforce.Factory{},
+		"sgd":        sgd.Factory{},
 	}
 }
 
