@@ -1,0 +1,426 @@
+package exact
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+
+	"zorepro/algos"
+	"zorepro/algos/algostest"
+	"zorepro/envs/lqr"
+	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
+)
+
+var (
+	_ Episodic  = (*lqr.Instance)(nil)
+	_ Converger = (*lqr.Instance)(nil)
+)
+
+func testSource() stream.Source { return stream.New(97554704, "test/algos/exact", nil) }
+
+// goroutines is a Parallel that runs every index on its own goroutine and
+// returns the error of the lowest failing index.
+func goroutines(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = fn(i)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fake is a tiny episodic environment: the reset s_0 is n normals from rng
+// and s_t = s_0 + t; the return is Σ_ij W_ij·(i+2j+1) + Σ_i delta_i·(t+1)
+// plus one more normal. It fails when fail(W) is true.
+type fake struct {
+	p, n, h int
+	fail    func(W []float64) bool
+}
+
+func (f *fake) ObsDim() int  { return f.n }
+func (f *fake) ActDim() int  { return f.p }
+func (f *fake) Horizon() int { return f.h }
+func (f *fake) Rollout(rng *rand.Rand, W []float64, t int, delta, obs []float64) (float64, error) {
+	if f.fail != nil && f.fail(W) {
+		return 0, errors.New("simulation unstable")
+	}
+	s0 := make([]float64, f.n)
+	for j := range s0 {
+		s0[j] = rng.NormFloat64()
+	}
+	var r float64
+	for i := 0; i < f.p; i++ {
+		for j := 0; j < f.n; j++ {
+			r += W[i*f.n+j] * float64(i+2*j+1)
+		}
+	}
+	if delta != nil {
+		if t < 0 || t >= f.h {
+			panic("perturbed step out of range")
+		}
+		for _, d := range delta {
+			r += d * float64(t+1)
+		}
+		for j := range obs {
+			obs[j] = s0[j] + float64(t)
+		}
+	}
+	return r + rng.NormFloat64(), nil
+}
+
+type stopper struct {
+	fake
+	calls, stopAt int
+}
+
+func (s *stopper) Converged(W []float64, rng *rand.Rand) (bool, []algos.Metric, error) {
+	s.calls++
+	return s.calls == s.stopAt, []algos.Metric{{Name: "probe", Value: rng.Float64()}}, nil
+}
+
+// TestRewardStdHand: the N one-point placeholders count as zeros.
+//   - R = [4, 4]: {4, 4, 0, 0} has mean 2 and σ = √(16/4) = 2 (without the
+//     zeros σ would be 0, i.e. 1 after the guard);
+//   - R = [3]: {3, 0}: σ = 1.5;
+//   - R = [1, 2, 3]: {1, 2, 3, 0, 0, 0}: mean 1, σ = √(8/6);
+//   - R = [0, 0]: σ = 0, guarded to 1.
+func TestRewardStdHand(t *testing.T) {
+	if s := RewardStd([]float64{4, 4}); s != 2 {
+		t.Errorf("R = [4 4]: σ = %v, want 2", s)
+	}
+	if s := RewardStd([]float64{3}); s != 1.5 {
+		t.Errorf("R = [3]: σ = %v, want 1.5", s)
+	}
+	if s := RewardStd([]float64{1, 2, 3}); math.Abs(s-math.Sqrt(8.0/6)) > 1e-15 {
+		t.Errorf("R = [1 2 3]: σ = %v, want √(4/3)", s)
+	}
+	if s := RewardStd([]float64{0, 0}); s != 1 {
+		t.Errorf("R = 0: σ = %v, want 1", s)
+	}
+	if s := RewardStd([]float64{-0.5, math.NaN()}); !math.IsNaN(s) {
+		t.Errorf("NaN return: σ = %v, want NaN", s)
+	}
+}
+
+// TestGradientHand:
+//   - p = 1, n = 2: ε = [[1], [−1]], s = [[1, 2], [3, 4]], R = [4, 4], σ = 2:
+//     c = 2 for both; G = (2·[1, 2] − 2·[3, 4])/2 = [−2, −2].
+//   - p = 2, n = 2, N = 1: ε = [1, 2], s = [3, 5], R = 3, σ = 1.5: c = 2;
+//     G = 2·ε sᵀ = [[6, 10], [12, 20]].
+//
+// ES-Adam's first step from these G moves each coordinate by about ±α.
+func TestGradientHand(t *testing.T) {
+	G := make([]float64, 2)
+	Gradient(G, [][]float64{{1}, {-1}}, [][]float64{{1, 2}, {3, 4}}, []float64{4, 4}, RewardStd([]float64{4, 4}))
+	if !slices.Equal(G, []float64{-2, -2}) {
+		t.Errorf("G = %v, want [−2 −2]", G)
+	}
+	G = make([]float64, 4)
+	Gradient(G, [][]float64{{1, 2}}, [][]float64{{3, 5}}, []float64{3}, RewardStd([]float64{3}))
+	if !slices.Equal(G, []float64{6, 10, 12, 20}) {
+		t.Errorf("G = %v, want [6 10 12 20]", G)
+	}
+	const alpha = 0.2
+	for j, s := range algos.NewESAdam(4, alpha).Step(G) {
+		if math.Abs(s-alpha) > alpha*(1e-8/G[j]+1e-12) {
+			t.Errorf("step[%d] = %v, want ≈ %v", j, s, alpha)
+		}
+	}
+}
+
+// TestStepComposition: two Steps equal the composition of the pure
+// functions on the documented streams, bit for bit: t_k from
+// "timesteps"(it, k), ε_k from "directions"(it, k), the episode from
+// "episodes"(it, k); N·H samples; train_return the mean return.
+func TestStepComposition(t *testing.T) {
+	env := &fake{p: 2, n: 3, h: 7}
+	cfg := Config{Alpha: 0.05, Directions: 3, Nu: 0.2}
+	src := testSource()
+	e, err := New(cfg, env, src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := make([]float64, 6)
+	adam := algos.NewESAdam(6, cfg.Alpha)
+	for it := int64(1); it <= 2; it++ {
+		N := cfg.Directions
+		eps, obs, rets := make([][]float64, N), make([][]float64, N), make([]float64, N)
+		var sum float64
+		for k := 0; k < N; k++ {
+			tk := src.Rand("timesteps", uint64(it), uint64(k)).IntN(7)
+			rng := src.Rand("directions", uint64(it), uint64(k))
+			eps[k] = []float64{rng.NormFloat64(), rng.NormFloat64()}
+			delta := []float64{cfg.Nu * eps[k][0], cfg.Nu * eps[k][1]}
+			obs[k] = make([]float64, 3)
+			rets[k], _ = env.Rollout(src.Rand("episodes", uint64(it), uint64(k)), w, tk, delta, obs[k])
+			sum += rets[k]
+		}
+		G := make([]float64, 6)
+		Gradient(G, eps, obs, rets, RewardStd(rets))
+		for j, s := range adam.Step(G) {
+			w[j] += s
+		}
+		st, err := e.Step(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(e.Params(), w) {
+			t.Fatalf("it %d: W = %v, want %v", it, e.Params(), w)
+		}
+		if st.Samples != 3*7 || st.Done || len(st.Metrics) != 1 || st.Metrics[0] != (algos.Metric{Name: "train_return", Value: sum / 3}) {
+			t.Fatalf("it %d: stat %+v", it, st)
+		}
+	}
+}
+
+// TestFirstStepAlpha: from W = 0 the first update moves every coordinate
+// by about ±α.
+func TestFirstStepAlpha(t *testing.T) {
+	const alpha = 0.003
+	e, err := New(Config{Alpha: alpha, Directions: 5, Nu: 0.1}, &fake{p: 2, n: 4, h: 6}, testSource(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Step(1); err != nil {
+		t.Fatal(err)
+	}
+	for j, v := range e.Params() {
+		if math.Abs(math.Abs(v)-alpha) > alpha*1e-6 {
+			t.Errorf("W[%d] = %v, want ±%v", j, v, alpha)
+		}
+	}
+}
+
+// TestTimestepsUniform: t_k covers 0..H−1 (each about equally often).
+func TestTimestepsUniform(t *testing.T) {
+	const h = 5
+	counts := make([]int, h)
+	src := testSource()
+	for it := uint64(1); it <= 1000; it++ {
+		counts[src.Rand("timesteps", it, 0).IntN(h)]++
+	}
+	for i, c := range counts {
+		if c < 150 || c > 250 {
+			t.Errorf("t = %d drawn %d times in 1000, want ≈ 200", i, c)
+		}
+	}
+}
+
+// TestConverger: the hook gets src.Rand("converged", it), its metrics are
+// appended, and Done ends the driver's run at that iteration.
+func TestConverger(t *testing.T) {
+	env := &stopper{fake: fake{p: 1, n: 2, h: 5}, stopAt: 4}
+	src := testSource()
+	e, err := New(Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &algostest.MemRecorder{}
+	traj, err := algos.Run(context.Background(), e, algos.Budget{Samples: 1e6}, algos.Schedule{Every: 1}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(traj.Points); n != 4 || traj.Points[3].Samples != 4*2*5 {
+		t.Fatalf("run stopped after %d points (%+v), want 4 iterations, 40 samples", n, traj.Points[n-1])
+	}
+	for _, ev := range rec.Events {
+		want := src.Rand("converged", uint64(ev.Iteration)).Float64()
+		if len(ev.Metrics) != 2 || ev.Metrics[1] != (algos.Metric{Name: "probe", Value: want}) {
+			t.Fatalf("iteration %d metrics %v, want probe %v", ev.Iteration, ev.Metrics, want)
+		}
+	}
+}
+
+// TestRolloutError: a failing episode fails the Step (serial and
+// parallel), and W is unchanged.
+func TestRolloutError(t *testing.T) {
+	boom := &fake{p: 1, n: 2, h: 5, fail: func([]float64) bool { return true }}
+	for _, par := range []Parallel{nil, goroutines} {
+		e, _ := New(Config{Alpha: 0.01, Directions: 3, Nu: 0.1}, boom, testSource(), Options{Parallel: par})
+		_, err := e.Step(1)
+		if err == nil || !slices.Equal(e.Params(), []float64{0, 0}) {
+			t.Fatalf("err = %v, W = %v", err, e.Params())
+		}
+		t.Log(err)
+	}
+}
+
+func lqrEnv(t testing.TB, n, h int, c, tol float64) *lqr.Instance {
+	t.Helper()
+	in, err := lqr.Generate(n, h, c, tol, testSource().Rand("x0star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// TestParallelSameBits: serial and goroutine-parallel rollouts give the
+// same events bit for bit; run with -cpu=1,4.
+func TestParallelSameBits(t *testing.T) {
+	env := lqrEnv(t, 100, 100, 0.01, 1e-12)
+	cfg := Config{Alpha: 3e-3, Directions: 10, Nu: 0.05}
+	run := func(par Parallel) []algos.Event {
+		e, err := New(cfg, env, testSource(), Options{Parallel: par})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &algostest.MemRecorder{}
+		if _, err := algos.Run(context.Background(), e, algos.Budget{Samples: 8 * 1000}, algos.Schedule{Every: 1}, rec); err != nil {
+			t.Fatal(err)
+		}
+		return rec.Events
+	}
+	serial, par := run(nil), run(goroutines)
+	if len(serial) != 8 || !algostest.SameEvents(serial, par) {
+		t.Fatalf("parallel events differ from serial:\n%v\n%v", serial, par)
+	}
+}
+
+// TestResume: interrupting and resuming from checkpoints reproduces the
+// uninterrupted run bit for bit (LQR, n = 10, H = 20, 15 iterations).
+func TestResume(t *testing.T) {
+	env := lqrEnv(t, 10, 20, 0.05, 1e-12)
+	cfg := Config{Alpha: 0.01, Directions: 3, Nu: 0.05}
+	newMethod := func() algos.Method {
+		e, err := New(cfg, env, testSource(), Options{Parallel: goroutines})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	_, events := algostest.CheckResume(t, newMethod, algos.Budget{Samples: 15 * 3 * 20}, algos.Schedule{Every: 4}, []int64{1, 6, 12})
+	if len(events) != 15 {
+		t.Fatalf("%d iterations, want 15", len(events))
+	}
+}
+
+func TestUnmarshalStateErrors(t *testing.T) {
+	cfg := Config{Alpha: 0.01, Directions: 2, Nu: 0.1}
+	a, _ := New(cfg, &fake{p: 1, n: 3, h: 2}, testSource(), Options{})
+	a.Step(1)
+	st, err := a.MarshalState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := New(cfg, &fake{p: 2, n: 3, h: 2}, testSource(), Options{})
+	if err := other.UnmarshalState(st); !errors.Is(err, algos.ErrFormat) {
+		t.Errorf("other dimension: err = %v", err)
+	}
+	bad := algos.NewEncoder(stateMagic, stateVersion)
+	bad.Floats(make([]float64, 3))
+	blob, _ := algos.NewESAdam(4, 0.01).MarshalBinary()
+	bad.Blob(blob)
+	b, _ := New(cfg, &fake{p: 1, n: 3, h: 2}, testSource(), Options{})
+	if err := b.UnmarshalState(bad.Data()); !errors.Is(err, algos.ErrFormat) {
+		t.Errorf("ES-Adam dimension: err = %v", err)
+	}
+	for i := 0; i < len(st); i++ {
+		if err := b.UnmarshalState(st[:i]); err == nil {
+			t.Fatalf("truncated at %d accepted", i)
+		}
+	}
+	if !slices.Equal(b.Params(), []float64{0, 0, 0}) {
+		t.Fatal("failed restores changed W")
+	}
+	if err := b.UnmarshalState(st); err != nil || !slices.Equal(b.Params(), a.Params()) {
+		t.Fatalf("restore: %v", err)
+	}
+}
+
+func TestFactory(t *testing.T) {
+	f := Factory{}
+	if !slices.Equal(f.Hyper(), []string{"alpha", "directions", "nu"}) {
+		t.Fatalf("Hyper = %v", f.Hyper())
+	}
+	p := task.NewParams("dag.yaml", "train/lqr", map[string]any{"alpha": 0.003, "directions": 10, "nu": 0.05})
+	cfg := f.Configure(p)
+	if err := p.Err(); err != nil || cfg != (Config{Alpha: 0.003, Directions: 10, Nu: 0.05}) || !cfg.Feasible() || cfg.Meta()["method"] != "exact" {
+		t.Fatalf("Configure = %+v, %v", cfg, err)
+	}
+	p = task.NewParams("dag.yaml", "train/lqr", map[string]any{"alpha": -1, "directions": 0, "nu": 0})
+	f.Configure(p)
+	if err := p.Err(); err == nil {
+		t.Fatal("invalid parameters accepted")
+	}
+	if _, err := f.New(cfg, 42, testSource()); err == nil {
+		t.Fatal("New accepted a non-environment")
+	}
+	m, err := f.New(cfg, lqrEnv(t, 100, 100, 0.01, 0.05), testSource())
+	if err != nil || len(m.Params()) != 100 {
+		t.Fatalf("New: %v", err)
+	}
+	if _, err := New(Config{Alpha: 1, Directions: 1, Nu: math.NaN()}, &fake{p: 1, n: 1, h: 1}, testSource(), Options{}); !errors.Is(err, ErrConfig) {
+		t.Fatalf("NaN nu: %v", err)
+	}
+}
+
+// TestEstimatorAscends: on a small LQR (n = 3, H = 3, c = 0) at a fixed
+// W = [0.5, 0, 0], the mean of G over 3000 iterations of N = 10 one-point
+// samples (ν = 0.1, σ-normalized as in Step) has cosine > 0.5 with −∇J(W):
+// ExAct's estimate points uphill in return. (On the paper's n = H = 100
+// problem the one-point estimate is far too noisy for a short test.)
+func TestEstimatorAscends(t *testing.T) {
+	env := lqrEnv(t, 3, 3, 0, 1e-12)
+	const n, iters, nu = 10, 3000, 0.1
+	W := []float64{0.5, 0, 0}
+	_, gradJ := env.Expected(W)
+	src := testSource()
+	eps, obs, rets := make([][]float64, n), make([][]float64, n), make([]float64, n)
+	mean := make([]float64, 3)
+	G := make([]float64, 3)
+	for it := uint64(1); it <= iters; it++ {
+		for k := 0; k < n; k++ {
+			tk := src.Rand("timesteps", it, uint64(k)).IntN(env.H)
+			eps[k] = []float64{src.Rand("directions", it, uint64(k)).NormFloat64()}
+			obs[k] = make([]float64, 3)
+			rets[k], _ = env.Rollout(src.Rand("episodes", it, uint64(k)), W, tk, []float64{nu * eps[k][0]}, obs[k])
+		}
+		Gradient(G, eps, obs, rets, RewardStd(rets))
+		for j := range mean {
+			mean[j] += G[j] / iters
+		}
+	}
+	var dp, nm, ng float64
+	for j := range mean {
+		dp -= mean[j] * gradJ[j]
+		nm += mean[j] * mean[j]
+		ng += gradJ[j] * gradJ[j]
+	}
+	cos := dp / math.Sqrt(nm*ng)
+	t.Logf("cos(mean G, −∇J) = %.3f", cos)
+	if !(cos > 0.5) {
+		t.Errorf("cos(mean G, −∇J) = %v, want > 0.5", cos)
+	}
+}
+
+// BenchmarkExActIterationLQR is one iteration on the paper's LQR
+// (n = H = 100, N = 10: 1000 environment steps plus the stationarity
+// check), serial.
+func BenchmarkExActIterationLQR(b *testing.B) {
+	env := lqrEnv(b, 100, 100, 0.01, 1e-12)
+	e, err := New(Config{Alpha: 3e-3, Directions: 10, Nu: 0.05}, env, testSource(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Step(int64(i + 1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
