@@ -51,3 +51,11 @@ type Env interface {
 type Generator interface {
 	PlanGenerate(p *task.Params) func(src stream.Source) ([]byte, error)
 }
+
+// Parallelizer is implemented by methods whose iterations fan out into
+// independent units (e.g. rollouts); the train stage lends them the task's
+// worker pool. fn(i) must write only index-owned state, so results do not
+// depend on how many workers run.
+type Parallelizer interface {
+	SetParallel(par func(n int, fn func(i int) error) error)
+}

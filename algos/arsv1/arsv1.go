@@ -339,3 +339,8 @@ func restoreAdam(blob []byte, dim int, alpha float64) (*algos.ESAdam, error) {
 	}
 	return adam, nil
 }
+
+// SetParallel implements algos.Parallelizer.
+func (a *ARS) SetParallel(par func(n int, fn func(i int) error) error) { a.par = par }
+
+var _ algos.Parallelizer = (*ARS)(nil)

@@ -298,3 +298,8 @@ func (e *ExAct) UnmarshalState(b []byte) error {
 	e.adam = adam
 	return nil
 }
+
+// SetParallel implements algos.Parallelizer.
+func (e *ExAct) SetParallel(par func(n int, fn func(i int) error) error) { e.par = par }
+
+var _ algos.Parallelizer = (*ExAct)(nil)

@@ -102,6 +102,9 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 	if err != nil {
 		return err
 	}
+	if pm, ok := m.(algos.Parallelizer); ok {
+		pm.SetParallel(func(n int, fn func(i int) error) error { return env.Parallel(ctx, n, fn) })
+	}
 	rec := &Recorder{Env: env, Budget: r.budget.Samples}
 	traj, err := algos.Run(ctx, m, r.budget, r.schedule, rec)
 	if err != nil {
