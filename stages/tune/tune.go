@@ -35,6 +35,9 @@ func (k *Kind) Slots() []task.Slot {
 	return []task.Slot{{Name: "data", Required: true, Many: true}}
 }
 
+// ScoreSamples is the score name that ranks trials by the samples they used.
+const ScoreSamples = "samples"
+
 var own = []string{"env", "method", "algo", "budget", "strict_budget", "seeds", "grid", "score", "select", "reference"}
 
 type point struct {
@@ -65,7 +68,9 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	}
 	r.env, r.meth = env, meth
 	metrics := env.Metrics()
-	r.score = p.String("score", task.Default(metrics[0]), task.OneOf(metrics...))
+	// "samples" scores a trial by the samples it used (e.g. LQR's steps to
+	// stationarity, §5.4) instead of by an evaluation metric.
+	r.score = p.String("score", task.Default(metrics[0]), task.OneOf(append(slices.Clone(metrics), ScoreSamples)...))
 	r.scoreIdx = slices.Index(metrics, r.score)
 	base := map[string]any{}
 	for _, key := range p.Keys() {
@@ -270,15 +275,19 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 			return err
 		}
 		last := traj.Points[len(traj.Points)-1]
-		vals, err := r.env.Evaluate(insts[si], last.Params, pt.cfg.Meta(), tsrc.Rand("eval", uint64(last.Iteration)))
-		if err != nil {
-			return err
+		score := float64(last.Samples)
+		if r.scoreIdx >= 0 {
+			vals, err := r.env.Evaluate(insts[si], last.Params, pt.cfg.Meta(), tsrc.Rand("eval", uint64(last.Iteration)))
+			if err != nil {
+				return err
+			}
+			score = vals[r.scoreIdx]
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		scores[i], done[i] = vals[r.scoreIdx], true
+		scores[i], done[i] = score, true
 		finished++
-		env.Note("trial", map[string]any{"point": pi, "params": pt.vals, "seed": seed, r.score: jsonFloat(vals[r.scoreIdx]), "iterations": last.Iteration, "samples": last.Samples})
+		env.Note("trial", map[string]any{"point": pi, "params": pt.vals, "seed": seed, "score": jsonFloat(score), "iterations": last.Iteration, "samples": last.Samples})
 		env.Progress(finished, int64(n))
 		if env.CheckpointDue() {
 			return env.Checkpoint(encodeState(done, scores), finished)

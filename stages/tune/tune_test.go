@@ -191,3 +191,12 @@ func TestSelectMaxOnAnotherMetric(t *testing.T) {
 		t.Fatalf("max of −loss should pick the min-loss point 1:\n%s", out["chosen.json"])
 	}
 }
+
+func TestScoreBySamplesTiesToFirstPoint(t *testing.T) {
+	// Every trial stops after one iteration of one sample: all scores tie
+	// at 1 and the first feasible grid point wins.
+	out := run(t, "select: min\n      score: samples")
+	if !strings.Contains(out["chosen.json"], `"point": 0`) || !strings.Contains(out["table.csv"], "mean_samples") {
+		t.Fatalf("chosen.json:\n%s\ntable.csv:\n%s", out["chosen.json"], out["table.csv"])
+	}
+}
