@@ -61,7 +61,21 @@ type runner struct {
 	band                   Band
 	caption                string
 	loFloor                *float64
+	mode                   string   // "curves" or "final"
+	xCoord                 string   // final mode: the coordinate giving x
+	yScale                 float64  // final mode: y is multiplied by this
+	convergedBelow         *float64 // final mode: a seed converged when its raw y is below this
 }
+
+// Plot modes.
+const (
+	// ModeCurves plots each input's learning curve (x and y columns).
+	ModeCurves = "curves"
+	// ModeFinal plots one point per input: x is a coordinate of the input
+	// (e.g. the noise level), y the last value of the y column (e.g. the
+	// samples used), so seeds are aggregated per coordinate value.
+	ModeFinal = "final"
+)
 
 // Plan implements task.Kind.
 func (k *Kind) Plan(p *task.Params) task.Runner {
@@ -109,6 +123,12 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	r.loFloor = opt("band_floor")
 	r.band = Band(p.String("band", task.Default(string(BandMinMaxStd)), task.OneOf(string(BandMinMaxStd), string(BandStdErr))))
 	r.caption = p.String("caption", task.Default(""))
+	r.mode = p.String("mode", task.Default(ModeCurves), task.OneOf(ModeCurves, ModeFinal))
+	if r.mode == ModeFinal {
+		r.xCoord = p.String("x_coord", task.Required())
+		r.yScale = p.Float("y_scale", task.Default(1.0), task.Above(0))
+		r.convergedBelow = opt("converged_below")
+	}
 	return r
 }
 
@@ -121,6 +141,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 	var series []Series
 	panelSeen := map[string]bool{}
 	var panelOrder []string
+	var finals []final
 	for _, in := range env.Inputs("curves") {
 		panel := ""
 		if r.panelAxis != "" {
@@ -147,6 +168,19 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 		if err != nil {
 			return fmt.Errorf("%s curve.csv: %w", in.Task(), err)
 		}
+		if r.mode == ModeFinal {
+			xv, ok := in.Coord(r.xCoord)
+			xf, err := strconv.ParseFloat(xv, 64)
+			if !ok || err != nil || len(y) == 0 {
+				return fmt.Errorf("input %s: no numeric %q coordinate or no rows", in.Task(), r.xCoord)
+			}
+			if !panelSeen[panel] {
+				panelSeen[panel] = true
+				panelOrder = append(panelOrder, panel)
+			}
+			finals = append(finals, final{panel: panel, curve: curve, seed: seed, x: xf, raw: y[len(y)-1]})
+			continue
+		}
 		if r.xMax != nil {
 			n := 0
 			for n < len(x) && x[n] <= *r.xMax {
@@ -162,6 +196,9 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 	}
 	if len(r.panels) > 0 {
 		panelOrder = r.panels
+	}
+	if r.mode == ModeFinal {
+		series = r.finalSeries(finals)
 	}
 	// Series in (panel order, curve order, input order) so aggregation and
 	// the CSVs list panels and curves as the figure does.
@@ -204,15 +241,119 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 	if err != nil {
 		return err
 	}
-	for name, data := range map[string][]byte{
-		r.figure + ".png": png, r.figure + ".svg": svg,
-		r.figure + ".csv": CurvesCSV(curves), r.figure + "-seeds.csv": SeedsCSV(series),
-	} {
-		if err := env.Output(name, data); err != nil {
+	outputs := []struct {
+		name string
+		data []byte
+	}{
+		{r.figure + ".png", png}, {r.figure + ".svg", svg},
+		{r.figure + ".csv", CurvesCSV(curves)}, {r.figure + "-seeds.csv", SeedsCSV(series)},
+	}
+	if r.mode == ModeFinal && r.convergedBelow != nil {
+		outputs = append(outputs, struct {
+			name string
+			data []byte
+		}{r.figure + "-converged.csv", convergedCSV(finals, *r.convergedBelow, panelOrder, r.curves)})
+	}
+	for _, o := range outputs {
+		if err := env.Output(o.name, o.data); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// final is one input's last value in final mode.
+type final struct {
+	panel, curve string
+	seed         uint64
+	x, raw       float64
+}
+
+// finalSeries turns final points into one series per (panel, curve, seed)
+// over increasing x, in order of first appearance.
+func (r *runner) finalSeries(fs []final) []Series {
+	type key struct {
+		panel, curve string
+		seed         uint64
+	}
+	idx := map[key]int{}
+	var out []Series
+	for _, f := range fs {
+		k := key{f.panel, f.curve, f.seed}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, Series{Panel: f.panel, Curve: f.curve, Seed: f.seed})
+		}
+		out[i].X = append(out[i].X, f.x)
+		out[i].Y = append(out[i].Y, f.raw*r.yScale)
+	}
+	for i := range out {
+		s := &out[i]
+		order := make([]int, len(s.X))
+		for j := range order {
+			order[j] = j
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(s.X[a], s.X[b]) })
+		x, y := make([]float64, len(order)), make([]float64, len(order))
+		for j, o := range order {
+			x[j], y[j] = s.X[o], s.Y[o]
+		}
+		s.X, s.Y = x, y
+	}
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// convergedCSV counts, per panel, curve and x, the seeds whose raw final
+// value is below the threshold: panel,curve,x,converged,n_seeds,fraction.
+func convergedCSV(fs []final, below float64, panels, curves []string) []byte {
+	type key struct {
+		panel, curve string
+		x            float64
+	}
+	type count struct{ ok, n int }
+	counts := map[key]*count{}
+	var keys []key
+	for _, f := range fs {
+		k := key{f.panel, f.curve, f.x}
+		c, seen := counts[k]
+		if !seen {
+			c = &count{}
+			counts[k] = c
+			keys = append(keys, k)
+		}
+		c.n++
+		if f.raw < below {
+			c.ok++
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b key) int {
+		if d := slices.Index(panels, a.panel) - slices.Index(panels, b.panel); d != 0 {
+			return d
+		}
+		if d := slices.Index(curves, a.curve) - slices.Index(curves, b.curve); d != 0 {
+			return d
+		}
+		return cmpFloat(a.x, b.x)
+	})
+	var b bytes.Buffer
+	b.WriteString("panel,curve,x,converged,n_seeds,fraction\n")
+	for _, k := range keys {
+		c := counts[k]
+		fmt.Fprintf(&b, "%s,%s,%s,%d,%d,%s\n", k.panel, k.curve, task.FormatFloat(k.x), c.ok, c.n, task.FormatFloat(float64(c.ok)/float64(c.n)))
+	}
+	return b.Bytes()
 }
 
 // columns extracts two named columns of a curve CSV.
