@@ -3,11 +3,14 @@ package stages
 import (
 	"zorepro/algos"
 	"zorepro/algos/ars"
+	"zorepro/algos/arsv1"
+	"zorepro/algos/exact"
 	"zorepro/algos/newton"
 	"zorepro/algos/nreinforce"
 	"zorepro/algos/reinforce"
 	"zorepro/algos/sgd"
 	"zorepro/envs/linreg"
+	"zorepro/envs/lqr"
 	"zorepro/pipeline/task"
 	"zorepro/stages/evaluate"
 	"zorepro/stages/generate"
@@ -20,6 +23,7 @@ import (
 func Envs() map[string]algos.Env {
 	return map[string]algos.Env{
 		"linreg": linreg.Env{},
+		"lqr":    lqr.Env{},
 	}
 }
 
@@ -27,6 +31,8 @@ func Envs() map[string]algos.Env {
 func Methods() map[string]algos.Factory {
 	return map[string]algos.Factory{
 		"ars":        ars.Factory{},
+		"arsv1":      arsv1.Factory{},
+		"exact":      exact.Factory{},
 		"newton":     newton.Factory{},
 		"nreinforce": nreinforce.Factory{},
 		"reinforce":  reinforce.Factory{},
