@@ -399,7 +399,11 @@ func (r *runner) publish(env task.Env, scores []float64) error {
 	if err != nil {
 		return err
 	}
-	env.Logf("chosen %s (mean %s %s); reference %s", describe(r.axes, r.points[best].vals), r.score, task.FormatFloat(means[best]), describe(r.axes, r.reference))
+	ref := "none given"
+	if r.reference != nil {
+		ref = describe(r.axes, r.reference)
+	}
+	env.Logf("chosen %s (mean %s %s); reference %s", describe(r.axes, r.points[best].vals), r.score, task.FormatFloat(means[best]), ref)
 	return env.Output("chosen.json", append(data, '\n'))
 }
 
