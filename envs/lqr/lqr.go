@@ -278,11 +278,18 @@ const MetricGradSq = "grad_sq"
 
 // Converged is the stop hook the multi-step methods call after every
 // iteration (algos/arsv1, algos/exact): it computes Stationarity(W, rng) and
-// reports ‖G‖²_F < Tol, with the metric "grad_sq". It never returns an
-// error. It panics if len(W) != n.
+// reports ‖G‖²_F < Tol, with the metrics "grad_sq" and, as diagnostics
+// that never affect training, the exact expected "exp_grad_sq" (‖∇J‖²) and
+// "exp_cost" (J(K)) of §6 item 5. It never returns an error. It panics if
+// len(W) != n.
 func (in *Instance) Converged(W []float64, rng *rand.Rand) (bool, []algos.Metric, error) {
 	g2, _, _ := in.Stationarity(W, rng)
-	return g2 < in.Tol, []algos.Metric{{Name: MetricGradSq, Value: g2}}, nil
+	J, grad := in.Expected(W)
+	var e2 float64
+	for _, g := range grad {
+		e2 += g * g
+	}
+	return g2 < in.Tol, []algos.Metric{{Name: MetricGradSq, Value: g2}, {Name: MetricExpGradSq, Value: e2}, {Name: MetricExpCost, Value: J}}, nil
 }
 
 // Expected returns the exact expected cost J(K) = E_{x₀~N(0,I), ξ}[C(K)] and

@@ -506,8 +506,8 @@ func TestSanityK0(t *testing.T) {
 	}
 }
 
-// TestConverged: the hook computes Stationarity with the given rng and
-// compares with Tol.
+// TestConverged: the hook computes Stationarity with the given rng,
+// compares with Tol, and reports the exact expected ‖∇J‖² and J.
 func TestConverged(t *testing.T) {
 	in := testInstance(t, 100, 100, 0.01)
 	K := testGain(in.N)
@@ -515,8 +515,17 @@ func TestConverged(t *testing.T) {
 	for _, tol := range []float64{g2 / 2, g2 * 2} {
 		in.Tol = tol
 		done, ms, err := in.Converged(K, testSource().Rand("check"))
-		if err != nil || done != (g2 < tol) || len(ms) != 1 || ms[0].Name != MetricGradSq || ms[0].Value != g2 {
+		if err != nil || done != (g2 < tol) || len(ms) != 3 || ms[0].Name != MetricGradSq || ms[0].Value != g2 {
 			t.Errorf("tol %v: Converged = %v, %v, %v; want %v, grad_sq %v", tol, done, ms, err, g2 < tol, g2)
+		}
+		// The diagnostics are the exact expected gradient and cost.
+		J, grad := in.Expected(K)
+		var e2 float64
+		for _, g := range grad {
+			e2 += g * g
+		}
+		if ms[1].Name != MetricExpGradSq || ms[1].Value != e2 || ms[2].Name != MetricExpCost || ms[2].Value != J {
+			t.Errorf("diagnostics = %v, want exp_grad_sq %v exp_cost %v", ms[1:], e2, J)
 		}
 	}
 }
