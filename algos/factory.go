@@ -59,3 +59,10 @@ type Generator interface {
 type Parallelizer interface {
 	SetParallel(par func(n int, fn func(i int) error) error)
 }
+
+// Budgeted is implemented by configurations that fix their own sample
+// budget (e.g. an online learner's horizon T); the train stage then needs
+// no budget parameter.
+type Budgeted interface {
+	Budget() Budget
+}

@@ -40,7 +40,7 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	// they differ (e.g. method sgd_b64 with algo sgd and batch 64).
 	curve := p.String("method", task.Required())
 	methName := p.String("algo", task.Default(curve), task.OneOf(slices.Sorted(maps.Keys(k.Methods))...))
-	r.budget = algos.Budget{Samples: p.Int("budget", task.Required(), task.Above(0)), Strict: p.Bool("strict_budget", task.Default(false))}
+	r.budget = algos.Budget{Samples: p.Int("budget", task.Default(int64(0)), task.Min(0)), Strict: p.Bool("strict_budget", task.Default(false))}
 	r.schedule = algos.Schedule{Every: p.Int("snapshot_every", task.Default(1), task.Min(0)), PerDecade: int(p.Int("snapshot_per_decade", task.Default(0), task.Min(0)))}
 	if r.schedule.Every == 0 && r.schedule.PerDecade == 0 {
 		p.Errorf("snapshot_every", "one of snapshot_every and snapshot_per_decade must be positive")
@@ -53,6 +53,11 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	r.env, r.meth = env, meth
 	r.base = methodParams(p)
 	r.cfg = meth.Configure(p)
+	if bc, ok := r.cfg.(algos.Budgeted); ok && !p.Has("budget") {
+		r.budget = bc.Budget()
+	} else if r.budget.Samples == 0 {
+		p.Errorf("budget", "missing (required: a positive number of samples)")
+	}
 	r.file, r.stage = "", p.Stage()
 	return r
 }

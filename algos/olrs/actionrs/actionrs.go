@@ -1,0 +1,68 @@
+package actionrs
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"zorepro/algos"
+	"zorepro/algos/olrs"
+	"zorepro/envs/olr"
+	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
+)
+
+// Rule is one round of Algorithm 2.
+type Rule struct {
+	Alpha, Delta float64
+}
+
+// Schedule returns Theorem 1's α and δ for Algorithm 2.
+func Schedule(in *olr.Instance, T int64) (alpha, delta float64) {
+	cTheta, cS, _, c, _ := in.Constants()
+	k := c*c + 1
+	delta = math.Pow(float64(T), -0.25) * math.Sqrt(cTheta*k*cS/(2*c))
+	alpha = cTheta * delta / (k * cS * math.Sqrt(float64(T)))
+	return alpha, delta
+}
+
+// Round implements olrs.Rule.
+func (r *Rule) Round(theta, s []float64, a float64, rng *rand.Rand) float64 {
+	e := 1.0
+	if rng.Uint64()&1 == 1 {
+		e = -1
+	}
+	var pred float64
+	for j := range theta {
+		pred += theta[j] * s[j]
+	}
+	pred += r.Delta * e
+	c := (pred - a) * (pred - a)
+	step := r.Alpha * c * e / r.Delta
+	for j := range theta {
+		theta[j] -= step * s[j]
+	}
+	return c
+}
+
+// Factory makes Algorithm 2 available to the stages.
+type Factory struct{}
+
+// Hyper implements algos.Factory: nothing is tuned, the theorem fixes α, δ.
+func (Factory) Hyper() []string { return nil }
+
+// Configure reads t (the horizon T) and chunk (rounds per iteration).
+func (Factory) Configure(p *task.Params) algos.Config {
+	return olrs.Config{Method: "actionrs", T: p.Int("t", task.Required(), task.Min(1)), Chunk: int(p.Int("chunk", task.Default(int64(1000)), task.Min(1)))}
+}
+
+// New implements algos.Factory.
+func (Factory) New(cfg algos.Config, instance any, src stream.Source) (algos.Method, error) {
+	c, ok := cfg.(olrs.Config)
+	in, ok2 := instance.(*olr.Instance)
+	if !ok || !ok2 {
+		return nil, fmt.Errorf("actionrs: config %T on %T", cfg, instance)
+	}
+	alpha, delta := Schedule(in, c.T)
+	return olrs.New(in, &Rule{Alpha: alpha, Delta: delta}, c.T, c.Chunk, src), nil
+}
