@@ -65,6 +65,7 @@ type runner struct {
 	xCoord                 string   // final mode: the coordinate giving x
 	yScale                 float64  // final mode: y is multiplied by this
 	convergedBelow         *float64 // final mode: a seed converged when its raw y is below this
+	fit                    bool     // final mode: also write <figure>-fit.csv and <figure>-ratio.csv
 }
 
 // Plot modes.
@@ -128,6 +129,7 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 		r.xCoord = p.String("x_coord", task.Required())
 		r.yScale = p.Float("y_scale", task.Default(1.0), task.Above(0))
 		r.convergedBelow = opt("converged_below")
+		r.fit = p.Bool("fit_loglog", task.Default(false))
 	}
 	return r
 }
@@ -253,6 +255,15 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 			name string
 			data []byte
 		}{r.figure + "-converged.csv", convergedCSV(finals, *r.convergedBelow, panelOrder, r.curves)})
+	}
+	if r.mode == ModeFinal && r.fit {
+		outputs = append(outputs, struct {
+			name string
+			data []byte
+		}{r.figure + "-fit.csv", FitCSV(series)}, struct {
+			name string
+			data []byte
+		}{r.figure + "-ratio.csv", RatioCSV(series, panelOrder, r.curves)})
 	}
 	for _, o := range outputs {
 		if err := env.Output(o.name, o.data); err != nil {
