@@ -7,10 +7,13 @@ import (
 	"zorepro/algos/exact"
 	"zorepro/algos/newton"
 	"zorepro/algos/nreinforce"
+	"zorepro/algos/olrs/actionrs"
+	"zorepro/algos/olrs/paramrs"
 	"zorepro/algos/reinforce"
 	"zorepro/algos/sgd"
 	"zorepro/envs/linreg"
 	"zorepro/envs/lqr"
+	"zorepro/envs/olr"
 	"zorepro/pipeline/task"
 	"zorepro/stages/evaluate"
 	"zorepro/stages/generate"
@@ -24,17 +27,20 @@ func Envs() map[string]algos.Env {
 	return map[string]algos.Env{
 		"linreg": linreg.Env{},
 		"lqr":    lqr.Env{},
+		"olr":    olr.Env{},
 	}
 }
 
 // Methods are the algorithms, by the name dag.yaml uses.
 func Methods() map[string]algos.Factory {
 	return map[string]algos.Factory{
+		"actionrs":   actionrs.Factory{},
 		"ars":        ars.Factory{},
 		"arsv1":      arsv1.Factory{},
 		"exact":      exact.Factory{},
 		"newton":     newton.Factory{},
 		"nreinforce": nreinforce.Factory{},
+		"paramrs":    paramrs.Factory{},
 		"reinforce":  reinforce.Factory{},
 		"sgd":        sgd.Factory{},
 	}
