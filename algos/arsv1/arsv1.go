@@ -45,7 +45,9 @@ type Episodic interface {
 // with the updated W and a stream of that iteration; it reports whether the
 // run should stop, with metrics recorded in the iteration's event.
 type Converger interface {
-	Converged(W []float64, rng *rand.Rand) (done bool, metrics []algos.Metric, err error)
+	// diagnostics asks for extra, costlier metrics that never affect
+	// the result (LQR: the exact expected gradient).
+	Converged(W []float64, rng *rand.Rand, diagnostics bool) (done bool, metrics []algos.Metric, err error)
 }
 
 // Parallel calls fn(0), ..., fn(n−1), possibly concurrently, and returns the
@@ -69,6 +71,10 @@ type Config struct {
 	Directions int
 	// Nu is the perturbation scale ν > 0.
 	Nu float64
+	// DiagnosticsEvery asks the environment's Converger for its
+	// diagnostics every so many iterations (0: never). They are logged
+	// only; training never reads them.
+	DiagnosticsEvery int
 }
 
 // Validate reports every invalid field at once.
@@ -181,7 +187,7 @@ func (a *ARS) Step(it int64) (algos.Stat, error) {
 		Metrics: []algos.Metric{{Name: "train_return", Value: sum / float64(2*N)}},
 	}
 	if a.conv != nil {
-		done, ms, err := a.conv.Converged(a.w, a.src.Rand("converged", uint64(it)))
+		done, ms, err := a.conv.Converged(a.w, a.src.Rand("converged", uint64(it)), a.cfg.DiagnosticsEvery > 0 && it%int64(a.cfg.DiagnosticsEvery) == 0)
 		if err != nil {
 			return algos.Stat{}, fmt.Errorf("arsv1: convergence check: %w", err)
 		}

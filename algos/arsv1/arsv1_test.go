@@ -75,7 +75,7 @@ type stopper struct {
 	calls, stopAt int
 }
 
-func (s *stopper) Converged(W []float64, rng *rand.Rand) (bool, []algos.Metric, error) {
+func (s *stopper) Converged(W []float64, rng *rand.Rand, diagnostics bool) (bool, []algos.Metric, error) {
 	s.calls++
 	return s.calls == s.stopAt, []algos.Metric{{Name: "probe", Value: rng.Float64()}}, nil
 }
@@ -340,7 +340,7 @@ func TestFactory(t *testing.T) {
 	}
 	p := task.NewParams("dag.yaml", "train/lqr", map[string]any{"alpha": 0.003, "directions": 10, "nu": 0.05})
 	cfg := f.Configure(p)
-	if err := p.Err(); err != nil || cfg != (Config{Alpha: 0.003, Directions: 10, Nu: 0.05}) || !cfg.Feasible() || cfg.Meta()["method"] != "arsv1" {
+	if err := p.Err(); err != nil || cfg != (Config{Alpha: 0.003, Directions: 10, Nu: 0.05, DiagnosticsEvery: 10}) || !cfg.Feasible() || cfg.Meta()["method"] != "arsv1" {
 		t.Fatalf("Configure = %+v, %v", cfg, err)
 	}
 	p = task.NewParams("dag.yaml", "train/lqr", map[string]any{"alpha": 0, "directions": 0, "nu": -1})

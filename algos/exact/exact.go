@@ -32,7 +32,9 @@ type Episodic interface {
 // Converger is implemented by environments with their own stop rule (the LQR
 // stationarity test, spec §5.2); see arsv1.Converger.
 type Converger interface {
-	Converged(W []float64, rng *rand.Rand) (done bool, metrics []algos.Metric, err error)
+	// diagnostics asks for extra, costlier metrics that never affect
+	// the result (LQR: the exact expected gradient).
+	Converged(W []float64, rng *rand.Rand, diagnostics bool) (done bool, metrics []algos.Metric, err error)
 }
 
 // Parallel calls fn(0), ..., fn(n−1), possibly concurrently, and returns the
@@ -56,6 +58,10 @@ type Config struct {
 	Directions int
 	// Nu is the perturbation scale ν > 0.
 	Nu float64
+	// DiagnosticsEvery asks the environment's Converger for its
+	// diagnostics every so many iterations (0: never). They are logged
+	// only; training never reads them.
+	DiagnosticsEvery int
 }
 
 // Validate reports every invalid field at once.
@@ -162,7 +168,7 @@ func (e *ExAct) Step(it int64) (algos.Stat, error) {
 		Metrics: []algos.Metric{{Name: "train_return", Value: sum / float64(N)}},
 	}
 	if e.conv != nil {
-		done, ms, err := e.conv.Converged(e.w, e.src.Rand("converged", uint64(it)))
+		done, ms, err := e.conv.Converged(e.w, e.src.Rand("converged", uint64(it)), e.cfg.DiagnosticsEvery > 0 && it%int64(e.cfg.DiagnosticsEvery) == 0)
 		if err != nil {
 			return algos.Stat{}, fmt.Errorf("exact: convergence check: %w", err)
 		}

@@ -25,6 +25,9 @@ func (Factory) Configure(p *task.Params) algos.Config {
 		Alpha:      p.Float("alpha", task.Required(), task.Above(0)),
 		Directions: int(p.Int("directions", task.Required(), task.Min(1))),
 		Nu:         p.Float("nu", task.Required(), task.Above(0)),
+		// The environment's diagnostics (e.g. LQR's exact expected
+		// gradient) every so many iterations; 0 turns them off.
+		DiagnosticsEvery: int(p.Int("diagnostics_every", task.Default(int64(10)), task.Min(0))),
 	}
 }
 

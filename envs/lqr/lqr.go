@@ -277,19 +277,24 @@ func (in *Instance) Stationarity(K []float64, rng *rand.Rand) (gradSq float64, G
 const MetricGradSq = "grad_sq"
 
 // Converged is the stop hook the multi-step methods call after every
-// iteration (algos/arsv1, algos/exact): it computes Stationarity(W, rng) and
-// reports ‖G‖²_F < Tol, with the metrics "grad_sq" and, as diagnostics
-// that never affect training, the exact expected "exp_grad_sq" (‖∇J‖²) and
-// "exp_cost" (J(K)) of §6 item 5. It never returns an error. It panics if
+// iteration (algos/arsv1, algos/exact): it computes Stationarity(W, rng)
+// and reports ‖G‖²_F < Tol, with the metric "grad_sq". With diagnostics it
+// adds the exact expected "exp_grad_sq" (‖∇J‖²) and "exp_cost" (J(K)) of
+// §6 item 5, which never affect training (they cost O(n²H), several times
+// an iteration, hence the switch). It never returns an error. It panics if
 // len(W) != n.
-func (in *Instance) Converged(W []float64, rng *rand.Rand) (bool, []algos.Metric, error) {
+func (in *Instance) Converged(W []float64, rng *rand.Rand, diagnostics bool) (bool, []algos.Metric, error) {
 	g2, _, _ := in.Stationarity(W, rng)
-	J, grad := in.Expected(W)
-	var e2 float64
-	for _, g := range grad {
-		e2 += g * g
+	ms := []algos.Metric{{Name: MetricGradSq, Value: g2}}
+	if diagnostics {
+		J, grad := in.Expected(W)
+		var e2 float64
+		for _, g := range grad {
+			e2 += g * g
+		}
+		ms = append(ms, algos.Metric{Name: MetricExpGradSq, Value: e2}, algos.Metric{Name: MetricExpCost, Value: J})
 	}
-	return g2 < in.Tol, []algos.Metric{{Name: MetricGradSq, Value: g2}, {Name: MetricExpGradSq, Value: e2}, {Name: MetricExpCost, Value: J}}, nil
+	return g2 < in.Tol, ms, nil
 }
 
 // Expected returns the exact expected cost J(K) = E_{x₀~N(0,I), ξ}[C(K)] and

@@ -514,7 +514,10 @@ func TestConverged(t *testing.T) {
 	g2, _, _ := in.Stationarity(K, testSource().Rand("check"))
 	for _, tol := range []float64{g2 / 2, g2 * 2} {
 		in.Tol = tol
-		done, ms, err := in.Converged(K, testSource().Rand("check"))
+		if _, plain, _ := in.Converged(K, testSource().Rand("check"), false); len(plain) != 1 || plain[0].Value != g2 {
+			t.Errorf("without diagnostics: metrics %v, want grad_sq %v only", plain, g2)
+		}
+		done, ms, err := in.Converged(K, testSource().Rand("check"), true)
 		if err != nil || done != (g2 < tol) || len(ms) != 3 || ms[0].Name != MetricGradSq || ms[0].Value != g2 {
 			t.Errorf("tol %v: Converged = %v, %v, %v; want %v, grad_sq %v", tol, done, ms, err, g2 < tol, g2)
 		}
