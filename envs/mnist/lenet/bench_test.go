@@ -1,0 +1,125 @@
+package lenet
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+// BenchmarkNet measures one core (GOMAXPROCS 1 inside the benchmark) on
+// batches of MNIST-like images (80% zero pixels, as MNIST's background):
+//
+//	img/s        images per second end to end
+//	e2e-GFLOP/s  the pass's nominal GEMM flops (2·m·n·k per product) per
+//	             second of the whole pass
+//	gemm-share   fraction of the pass spent inside gemm (in situ, with the
+//	             real operands, whose zeros gonum's kernels skip)
+//	raw-GFLOP/s  gonum's Dgemm alone on the same sequence of shapes (same
+//	             pieces, transposes and leading dimensions) with dense random
+//	             operands, measured right after the pass in the same run
+//	frac         e2e-GFLOP/s ÷ raw-GFLOP/s (target ≥ 0.5)
+//	ws-bytes     the Net's workspace bytes (WorkspaceBytes)
+//
+// Run: go test -run '^$' -bench Net -benchtime 3s ./envs/mnist/lenet
+func BenchmarkNet(b *testing.B) {
+	b.Run("forward/eval/batch=64", func(b *testing.B) { benchNet(b, 64, Eval, false) })
+	b.Run("forward/train/batch=64", func(b *testing.B) { benchNet(b, 64, Train, false) })
+	b.Run("forward+backward/train/batch=64", func(b *testing.B) { benchNet(b, 64, Train, true) })
+	b.Run("forward/eval/batch=1", func(b *testing.B) { benchNet(b, 1, Eval, false) })
+	b.Run("forward/eval/batch=250", func(b *testing.B) { benchNet(b, 250, Eval, false) })
+}
+
+func benchNet(b *testing.B, batch int, mode Mode, backward bool) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	theta := NewParams(newRand(1))
+	x := pixelImages(newRand(2), batch)
+	y := testLabels(batch)
+	net := New(batch)
+	rng := newRand(3)
+	dl := make([]float64, batch*Classes)
+	grad := make([]float64, NumParams)
+	step := func() {
+		logits := net.Forward(theta, x, mode, rng)
+		if backward {
+			CrossEntropy(logits, y, dl)
+			net.Backward(dl, grad)
+		}
+	}
+	// One recorded pass for the shapes, then the timed passes, each followed
+	// (timer stopped) by a replay of its GEMMs on dense operands, so that
+	// both see the same machine load.
+	net.stats = &gemmStats{record: true}
+	step()
+	raw := newReplay(net.stats.shapes)
+	st := &gemmStats{}
+	net.stats = st
+	var rawDur time.Duration
+	b.ResetTimer()
+	for range b.N {
+		step()
+		b.StopTimer()
+		rawDur += raw.run()
+		b.StartTimer()
+	}
+	b.StopTimer()
+	el := b.Elapsed().Seconds()
+	e2e := st.flops / el / 1e9
+	rawRate := raw.flops * float64(b.N) / rawDur.Seconds() / 1e9
+	b.ReportMetric(float64(batch*b.N)/el, "img/s")
+	b.ReportMetric(e2e, "e2e-GFLOP/s")
+	b.ReportMetric(st.dur.Seconds()/el, "gemm-share")
+	b.ReportMetric(rawRate, "raw-GFLOP/s")
+	b.ReportMetric(e2e/rawRate, "frac")
+	b.ReportMetric(float64(net.WorkspaceBytes()), "ws-bytes")
+}
+
+// replay is the gemm calls of one pass on dense random operands. Calls of
+// the same shape share operands, as the per-image calls of a pass share the
+// Net's scratch, so the replay's cache footprint matches the pass's.
+type replay struct {
+	shapes []gemmShape
+	ops    []*[3][]float64
+	flops  float64
+}
+
+func newReplay(shapes []gemmShape) *replay {
+	rng := newRand(4)
+	fill := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		return v
+	}
+	r := &replay{shapes: shapes}
+	byShape := map[gemmShape]*[3][]float64{}
+	for _, s := range shapes {
+		o, ok := byShape[s]
+		if !ok {
+			ar, br := s.m, s.k // rows of the stored A and B
+			if s.tA == blas.Trans {
+				ar = s.k
+			}
+			if s.tB == blas.Trans {
+				br = s.n
+			}
+			o = &[3][]float64{fill(ar * s.lda), fill(br * s.ldb), fill(s.m * s.ldc)}
+			byShape[s] = o
+		}
+		r.ops = append(r.ops, o)
+		r.flops += 2 * float64(s.m) * float64(s.n) * float64(s.k)
+	}
+	return r
+}
+
+// run replays the calls once and returns the time taken.
+func (r *replay) run() time.Duration {
+	start := time.Now()
+	for i, s := range r.shapes {
+		o := r.ops[i]
+		gemm(nil, s.tA, s.tB, s.m, s.n, s.k, 1, o[0], s.lda, o[1], s.ldb, s.beta, o[2], s.ldc)
+	}
+	return time.Since(start)
+}
