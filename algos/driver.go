@@ -102,6 +102,9 @@ func (b Budget) reached(samples int64) bool {
 type Schedule struct {
 	Every     int64
 	PerDecade int
+	// EverySamples > 0: every iteration whose sample total crosses a
+	// multiple of EverySamples (e.g. "every 10,000 samples", spec §7).
+	EverySamples int64
 }
 
 // threshold returns ⌈10^(k/PerDecade)⌉.
@@ -117,6 +120,9 @@ func (s Schedule) threshold(k int) int64 {
 // cur, is snapshotted by the Every/PerDecade rules.
 func (s Schedule) due(it, prev, cur int64) bool {
 	if s.Every > 0 && it%s.Every == 0 {
+		return true
+	}
+	if s.EverySamples > 0 && cur/s.EverySamples > prev/s.EverySamples {
 		return true
 	}
 	if s.PerDecade <= 0 || cur <= prev {

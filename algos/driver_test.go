@@ -124,6 +124,8 @@ func TestSchedule(t *testing.T) {
 		{64, 5000, algos.Schedule{PerDecade: 2}, []int64{1, 2, 5, 16, 50, 79}},
 		{64, 5000, algos.Schedule{PerDecade: 2, Every: 30}, []int64{1, 2, 5, 16, 30, 50, 60, 79}},
 		{64, 5000, algos.Schedule{}, []int64{1, 79}},
+		// 64 samples per iteration crosses 300, 600, 900 at iterations 5, 10, 15.
+		{64, 1000, algos.Schedule{EverySamples: 300}, []int64{1, 5, 10, 15, 16}},
 	}
 	for _, c := range cases {
 		tr := run(t, newWalk(c.per, 0), algos.Budget{Samples: c.b}, c.s)

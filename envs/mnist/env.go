@@ -44,10 +44,19 @@ func (Env) PlanGenerate(p *task.Params) func(src stream.Source) ([]byte, error) 
 	if p.Has("data_dir") && dir == "" {
 		p.Errorf("data_dir", "must not be empty")
 	}
+	// test_limit keeps only the first N test images (0: all 10,000), for
+	// profiles that must evaluate quickly; the carried digests are then
+	// those of the truncated files.
+	limit := int(p.Int("test_limit", task.Default(int64(0)), task.Min(0)))
 	return func(stream.Source) ([]byte, error) {
 		in, err := ReadDir(dir, RecordedDigests())
 		if err != nil {
 			return nil, err
+		}
+		if limit > 0 && limit < in.NTest() {
+			in.TestImages = in.TestImages[:limit*Pixels]
+			in.TestLabels = in.TestLabels[:limit]
+			in.Digests = in.idxDigests()
 		}
 		return in.MarshalBinary()
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -25,7 +27,7 @@ func TestPlanGenerateParams(t *testing.T) {
 	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if got := p.Resolved(); !slices.Equal(got, []string{`data_dir ".data/mnist"`}) {
+	if got := p.Resolved(); !slices.Equal(got, []string{`data_dir ".data/mnist"`, "test_limit 0"}) {
 		t.Errorf("resolved %q", got)
 	}
 	p = task.NewParams("dag.yaml", "generate", map[string]any{"data_dir": "", "seed": 1})
@@ -213,4 +215,29 @@ func TestRealMNIST(t *testing.T) {
 		t.Errorf("default-init accuracy %v (%v), want chance level", acc, err)
 	}
 	t.Logf("default-init raw-pixel accuracy %v", acc[0])
+}
+
+// TestTestLimit: a truncated test set carries its own digests, so Load's
+// self-check still holds, and it is a prefix of the full one.
+func TestTestLimit(t *testing.T) {
+	if _, err := os.Stat(filepath.Join("..", "..", DefaultDataDir)); err != nil {
+		t.Skip("real MNIST not fetched (make data)")
+	}
+	p := task.NewParams("dag.yaml", "generate", map[string]any{"data_dir": filepath.Join("..", "..", DefaultDataDir), "test_limit": 1000})
+	gen := Env{}.PlanGenerate(p)
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := gen(stream.New(0, "generate/mnist", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := Env{}.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := inst.(*Instance)
+	if in.NTest() != 1000 || in.NTrain() != 60000 || in.TestLabels[0] != 7 {
+		t.Fatalf("truncated instance: %d test, %d train, first label %d", in.NTest(), in.NTrain(), in.TestLabels[0])
+	}
 }

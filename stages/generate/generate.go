@@ -2,7 +2,6 @@ package generate
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sort"
 
@@ -51,9 +50,8 @@ type runner struct {
 func (r *runner) Components() []any { return []any{r.env} }
 
 func (r *runner) Run(ctx context.Context, env task.Env) error {
-	if _, ok := env.Seed(); !ok {
-		return fmt.Errorf("generate needs a seed coordinate")
-	}
+	// Without a seed coordinate (data that is not random, e.g. MNIST) the
+	// streams have root 0.
 	data, err := r.gen(env.Streams())
 	if err != nil {
 		return err

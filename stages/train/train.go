@@ -30,7 +30,7 @@ func (k *Kind) Slots() []task.Slot {
 
 // own are the parameters the kind itself reads; the rest belong to the
 // method.
-var own = []string{"env", "method", "algo", "budget", "strict_budget", "snapshot_every", "snapshot_per_decade"}
+var own = []string{"env", "method", "algo", "budget", "strict_budget", "snapshot_every", "snapshot_per_decade", "snapshot_every_samples"}
 
 // Plan implements task.Kind.
 func (k *Kind) Plan(p *task.Params) task.Runner {
@@ -41,9 +41,13 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	curve := p.String("method", task.Required())
 	methName := p.String("algo", task.Default(curve), task.OneOf(slices.Sorted(maps.Keys(k.Methods))...))
 	r.budget = algos.Budget{Samples: p.Int("budget", task.Default(int64(0)), task.Min(0)), Strict: p.Bool("strict_budget", task.Default(false))}
-	r.schedule = algos.Schedule{Every: p.Int("snapshot_every", task.Default(1), task.Min(0)), PerDecade: int(p.Int("snapshot_per_decade", task.Default(0), task.Min(0)))}
-	if r.schedule.Every == 0 && r.schedule.PerDecade == 0 {
-		p.Errorf("snapshot_every", "one of snapshot_every and snapshot_per_decade must be positive")
+	r.schedule = algos.Schedule{
+		Every:        p.Int("snapshot_every", task.Default(1), task.Min(0)),
+		PerDecade:    int(p.Int("snapshot_per_decade", task.Default(0), task.Min(0))),
+		EverySamples: p.Int("snapshot_every_samples", task.Default(0), task.Min(0)),
+	}
+	if r.schedule.Every == 0 && r.schedule.PerDecade == 0 && r.schedule.EverySamples == 0 {
+		p.Errorf("snapshot_every", "one of snapshot_every, snapshot_per_decade and snapshot_every_samples must be positive")
 	}
 	env, ok1 := k.Envs[envName]
 	meth, ok2 := k.Methods[methName]

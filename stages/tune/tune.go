@@ -220,10 +220,27 @@ func (nop) Resume() ([]byte, bool, error) { return nil, false, nil }
 
 func (r *runner) Run(ctx context.Context, env task.Env) error {
 	insts := make([]any, len(r.seeds))
+	// Data without a seed coordinate (e.g. MNIST) serves every seed; it is
+	// loaded once.
+	var shared any
 	for i, s := range r.seeds {
 		want := strconv.FormatInt(s, 10)
 		for _, in := range env.Inputs("data") {
-			if v, ok := in.Coord("seed"); ok && v == want {
+			v, ok := in.Coord("seed")
+			if !ok {
+				if shared == nil {
+					data, err := in.Read("data")
+					if err != nil {
+						return err
+					}
+					if shared, err = r.env.Load(data); err != nil {
+						return fmt.Errorf("%s: %w", in.Task(), err)
+					}
+				}
+				insts[i] = shared
+				continue
+			}
+			if v == want {
 				data, err := in.Read("data")
 				if err != nil {
 					return err
