@@ -5,6 +5,9 @@ import (
 	"zorepro/algos/ars"
 	"zorepro/algos/arsv1"
 	"zorepro/algos/exact"
+	"zorepro/algos/mnistars"
+	"zorepro/algos/mnistreinforce"
+	"zorepro/algos/mnistsgd"
 	"zorepro/algos/newton"
 	"zorepro/algos/nreinforce"
 	"zorepro/algos/olrs/actionrs"
@@ -13,6 +16,7 @@ import (
 	"zorepro/algos/sgd"
 	"zorepro/envs/linreg"
 	"zorepro/envs/lqr"
+	"zorepro/envs/mnist"
 	"zorepro/envs/olr"
 	"zorepro/pipeline/task"
 	"zorepro/stages/evaluate"
@@ -27,6 +31,7 @@ func Envs() map[string]algos.Env {
 	return map[string]algos.Env{
 		"linreg": linreg.Env{},
 		"lqr":    lqr.Env{},
+		"mnist":  mnist.Env{},
 		"olr":    olr.Env{},
 	}
 }
@@ -34,15 +39,18 @@ func Envs() map[string]algos.Env {
 // Methods are the algorithms, by the name dag.yaml uses.
 func Methods() map[string]algos.Factory {
 	return map[string]algos.Factory{
-		"actionrs":   actionrs.Factory{},
-		"ars":        ars.Factory{},
-		"arsv1":      arsv1.Factory{},
-		"exact":      exact.Factory{},
-		"newton":     newton.Factory{},
-		"nreinforce": nreinforce.Factory{},
-		"paramrs":    paramrs.Factory{},
-		"reinforce":  reinforce.Factory{},
-		"sgd":        sgd.Factory{},
+		"actionrs":       actionrs.Factory{},
+		"ars":            ars.Factory{},
+		"arsv1":          arsv1.Factory{},
+		"exact":          exact.Factory{},
+		"mnistars":       mnistars.Factory{},
+		"mnistreinforce": mnistreinforce.Factory{},
+		"mnistsgd":       mnistsgd.Factory{},
+		"newton":         newton.Factory{},
+		"nreinforce":     nreinforce.Factory{},
+		"paramrs":        paramrs.Factory{},
+		"reinforce":      reinforce.Factory{},
+		"sgd":            sgd.Factory{},
 	}
 }
 
