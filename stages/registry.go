@@ -17,6 +17,7 @@ import (
 	"zorepro/envs/linreg"
 	"zorepro/envs/lqr"
 	"zorepro/envs/mnist"
+	"zorepro/envs/mujoco"
 	"zorepro/envs/olr"
 	"zorepro/pipeline/task"
 	"zorepro/stages/evaluate"
@@ -32,6 +33,7 @@ func Envs() map[string]algos.Env {
 		"linreg": linreg.Env{},
 		"lqr":    lqr.Env{},
 		"mnist":  mnist.Env{},
+		"mujoco": mujoco.Env{},
 		"olr":    olr.Env{},
 	}
 }

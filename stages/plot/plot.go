@@ -66,6 +66,7 @@ type runner struct {
 	yScale                 float64  // final mode: y is multiplied by this
 	convergedBelow         *float64 // final mode: a seed converged when its raw y is below this
 	fit                    bool     // final mode: also write <figure>-fit.csv and <figure>-ratio.csv
+	inset                  *InsetSpec
 }
 
 // Plot modes.
@@ -124,6 +125,10 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	r.loFloor = opt("band_floor")
 	r.band = Band(p.String("band", task.Default(string(BandMinMaxStd)), task.OneOf(string(BandMinMaxStd), string(BandStdErr))))
 	r.caption = p.String("caption", task.Default(""))
+	if in, ok := p.Sub("inset"); ok {
+		r.inset = &InsetSpec{XMin: in.Float("x_min", task.Required()), XMax: in.Float("x_max", task.Required()),
+			YMin: in.Float("y_min", task.Required()), YMax: in.Float("y_max", task.Required())}
+	}
 	r.mode = p.String("mode", task.Default(ModeCurves), task.OneOf(ModeCurves, ModeFinal))
 	if r.mode == ModeFinal {
 		r.xCoord = p.String("x_coord", task.Required())
@@ -219,7 +224,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 	for _, c := range curves {
 		nSeeds = max(nSeeds, c.N)
 	}
-	spec := Spec{Title: r.title}
+	spec := Spec{Title: r.title, Inset: r.inset}
 	for _, pk := range panelOrder {
 		title := ""
 		if r.panelAxis != "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 
 	"zorepro/algos"
 	"zorepro/pipeline/task"
@@ -30,7 +31,7 @@ func (k *Kind) Slots() []task.Slot {
 
 // own are the parameters the kind itself reads; the rest belong to the
 // method.
-var own = []string{"env", "method", "algo", "budget", "strict_budget", "snapshot_every", "snapshot_per_decade", "snapshot_every_samples"}
+var own = []string{"env", "method", "algo", "budget", "strict_budget", "snapshot_every", "snapshot_per_decade", "snapshot_every_samples", "budget_per"}
 
 // Plan implements task.Kind.
 func (k *Kind) Plan(p *task.Params) task.Runner {
@@ -41,6 +42,17 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	curve := p.String("method", task.Required())
 	methName := p.String("algo", task.Default(curve), task.OneOf(slices.Sorted(maps.Keys(k.Methods))...))
 	r.budget = algos.Budget{Samples: p.Int("budget", task.Default(int64(0)), task.Min(0)), Strict: p.Bool("strict_budget", task.Default(false))}
+	// budget_per names a coordinate the budget is multiplied by (MuJoCo:
+	// 1e4 environment steps per unit of horizon, spec §4.3).
+	if per := p.String("budget_per", task.Default("")); per != "" {
+		if v, ok := p.Peek(per); !ok {
+			p.Errorf("budget_per", "%q is not a parameter or coordinate of this task", per)
+		} else if n, err := strconv.ParseInt(fmt.Sprint(v), 10, 64); err != nil || n < 1 {
+			p.Errorf("budget_per", "coordinate %s = %v is not a positive integer", per, v)
+		} else {
+			r.budget.Samples *= n
+		}
+	}
 	r.schedule = algos.Schedule{
 		Every:        p.Int("snapshot_every", task.Default(1), task.Min(0)),
 		PerDecade:    int(p.Int("snapshot_per_decade", task.Default(0), task.Min(0))),

@@ -38,7 +38,7 @@ func (k *Kind) Slots() []task.Slot {
 // ScoreSamples is the score name that ranks trials by the samples they used.
 const ScoreSamples = "samples"
 
-var own = []string{"env", "method", "algo", "budget", "strict_budget", "seeds", "grid", "score", "select", "reference"}
+var own = []string{"env", "method", "algo", "budget", "strict_budget", "seeds", "grid", "score", "select", "reference", "budget_per"}
 
 type point struct {
 	vals map[string]any // hyperparameter → raw value
@@ -54,6 +54,17 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	curve := p.String("method", task.Required())
 	methName := p.String("algo", task.Default(curve), task.OneOf(slices.Sorted(maps.Keys(k.Methods))...))
 	r.budget = algos.Budget{Samples: p.Int("budget", task.Required(), task.Above(0)), Strict: p.Bool("strict_budget", task.Default(true))}
+	// budget_per names a coordinate the budget is multiplied by (MuJoCo:
+	// 1e4 environment steps per unit of horizon, spec §4.3).
+	if per := p.String("budget_per", task.Default("")); per != "" {
+		if v, ok := p.Peek(per); !ok {
+			p.Errorf("budget_per", "%q is not a parameter or coordinate of this task", per)
+		} else if n, err := strconv.ParseInt(fmt.Sprint(v), 10, 64); err != nil || n < 1 {
+			p.Errorf("budget_per", "coordinate %s = %v is not a positive integer", per, v)
+		} else {
+			r.budget.Samples *= n
+		}
+	}
 	r.seeds = p.Ints("seeds", task.Required(), task.NonEmpty(), task.Min(0))
 	r.sel = p.String("select", task.Default("min"), task.OneOf("min", "max"))
 	grid, haveGrid := p.Sub("grid", task.Required())
