@@ -69,8 +69,12 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 		if err != nil {
 			return exitFailed, err
 		}
+		est, err := eng.Estimate(xs)
+		if err != nil {
+			return exitFailed, err
+		}
 		if c.JSON {
-			return exitOK, json.NewEncoder(stdout).Encode(map[string]any{"tasks": xs})
+			return exitOK, json.NewEncoder(stdout).Encode(map[string]any{"tasks": xs, "stages": est})
 		}
 		runs := 0
 		for _, x := range xs {
@@ -79,7 +83,32 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 			}
 			fmt.Fprintf(stdout, "%-6s %s  (%s)\n", x.Do, x.Task, x.Reason)
 		}
-		fmt.Fprintf(stdout, "%d of %d tasks would run\n", runs, len(xs))
+		fmt.Fprintf(stdout, "%d of %d tasks would run\n\nestimate per stage (samples are upper bounds from the budgets; %d workers):\n", runs, len(xs), c.Jobs)
+		var total time.Duration
+		for _, se := range est {
+			if se.Tasks == 0 {
+				continue
+			}
+			line := fmt.Sprintf("  %-24s %5d tasks", se.Stage, se.Tasks)
+			if se.Samples > 0 {
+				line += fmt.Sprintf("  %14d samples", se.Samples)
+			}
+			switch {
+			case se.Known > 0:
+				line += fmt.Sprintf("  ~%s", se.Wall)
+				if se.Known < se.Tasks {
+					line += fmt.Sprintf(" for the %d tasks with a known rate", se.Known)
+				}
+				line += " (" + strings.Join(se.Sources, "; ") + ")"
+				total += se.Wall
+			case se.Samples > 0:
+				line += "  (no rate known yet: run a smaller profile first)"
+			}
+			fmt.Fprintln(stdout, line)
+		}
+		if total > 0 {
+			fmt.Fprintf(stdout, "  estimated wall time of the tasks with a known rate: ~%s\n", total)
+		}
 		return exitOK, nil
 	}
 	eng.Opt.Log = stderr

@@ -256,6 +256,11 @@ func (Env) Evaluate(inst any, snap []float64, _ map[string]string, rng *rand.Ran
 // NativeVersions implements task.Native: "mujoco <version>" of the linked
 // library (e.g. "mujoco 2.2.2"), or "mujoco unavailable" in a build
 // without the mujoco tag.
+// SamplesPerSecond implements task.RateHint: environment steps per second
+// on one core of the 2-core development machine (BenchmarkEnvSteps, about
+// 26k for HalfCheetah and 33k for Swimmer), for dry-run estimates.
+func (Env) SamplesPerSecond() float64 { return 28000 }
+
 func (Env) NativeVersions() []string {
 	_, s, err := Version()
 	if err != nil {

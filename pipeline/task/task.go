@@ -116,3 +116,16 @@ type NoteData struct {
 	Kind  string          `json:"kind"`
 	Value json.RawMessage `json:"value"`
 }
+
+// Costed is implemented by runners that can say, before running, how many
+// samples (environment steps, training examples) they will consume at
+// most; `pipeline run --dry-run` sums it per stage.
+type Costed interface {
+	Cost() int64
+}
+
+// RateHint is implemented by components that know their typical speed in
+// samples per second on one core, for estimates when no run is recorded.
+type RateHint interface {
+	SamplesPerSecond() float64
+}

@@ -103,6 +103,9 @@ type runner struct {
 
 func (r *runner) Components() []any { return []any{r.env, r.meth} }
 
+// Cost implements task.Costed: at most the budget.
+func (r *runner) Cost() int64 { return r.budget.Samples }
+
 func (r *runner) Run(ctx context.Context, env task.Env) error {
 	data, err := env.Inputs("data")[0].Read("data")
 	if err != nil {

@@ -221,6 +221,9 @@ type runner struct {
 
 func (r *runner) Components() []any { return []any{r.env, r.meth} }
 
+// Cost implements task.Costed: every trial's budget.
+func (r *runner) Cost() int64 { return int64(len(r.points)*len(r.seeds)) * r.budget.Samples }
+
 // nop records nothing: trials are summarised by notes.
 type nop struct{}
 
