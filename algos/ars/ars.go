@@ -1,7 +1,6 @@
 package ars
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -13,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"zorepro/algos"
+	"zorepro/algos/topb"
 	"zorepro/pipeline/stream"
 )
 
@@ -203,55 +203,12 @@ func Rewards(w, dir, z []float64, y, nu float64) (rPlus, rMinus float64) {
 	return -(ep * ep * 0.5), -(em * em * 0.5)
 }
 
-// Select returns the indices of the top directions by max(r+_k, r−_k):
-// a stable sort descending, ties broken by the smaller index, NaN ranked
-// below every number; the first top are returned in ascending index order
-// (the order Update sums in). It panics unless 0 < top ≤ len(rPlus) =
-// len(rMinus).
-func Select(rPlus, rMinus []float64, top int) []int {
-	n := len(rPlus)
-	if len(rMinus) != n || top < 1 || top > n {
-		panic(fmt.Sprintf("ars: Select: %d and %d rewards, top %d", len(rPlus), len(rMinus), top))
-	}
-	idx := make([]int, n)
-	for k := range idx {
-		idx[k] = k
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		if c := cmp.Compare(max(rPlus[b], rMinus[b]), max(rPlus[a], rMinus[a])); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	kept := idx[:top]
-	slices.Sort(kept)
-	return kept
-}
+// Select returns the kept directions (see topb.Select).
+func Select(rPlus, rMinus []float64, top int) []int { return topb.Select(rPlus, rMinus, top) }
 
-// RewardStd returns the population standard deviation (divide by the count)
-// of the 2·len(kept) rewards r+_k, r−_k of the kept directions, or 1 if it is
-// 0. The values are taken in the order r+_k, r−_k for k in kept; the mean is
-// their sum divided by the count, the variance the sum of squared deviations
-// divided by the count.
+// RewardStd returns σ of the kept rewards (see topb.RewardStd).
 func RewardStd(rPlus, rMinus []float64, kept []int) float64 {
-	var sum float64
-	for _, k := range kept {
-		sum += rPlus[k]
-		sum += rMinus[k]
-	}
-	cnt := float64(2 * len(kept))
-	mean := sum / cnt
-	var ss float64
-	for _, k := range kept {
-		dp, dm := rPlus[k]-mean, rMinus[k]-mean
-		ss += dp * dp
-		ss += dm * dm
-	}
-	sd := math.Sqrt(ss / cnt)
-	if sd == 0 {
-		return 1
-	}
-	return sd
+	return topb.RewardStd(rPlus, rMinus, kept)
 }
 
 // Update applies the ARS V2 step in place and returns σ:

@@ -1,7 +1,6 @@
 package mnistars
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -10,6 +9,7 @@ import (
 	"sync"
 
 	"zorepro/algos"
+	"zorepro/algos/topb"
 	"zorepro/envs/mnist"
 	"zorepro/envs/mnist/lenet"
 	"zorepro/pipeline/stream"
@@ -256,59 +256,12 @@ func (ws *workspace) query(theta, dir []float64, nu float64, z []float64, y int,
 	return r[0], r[1], nil
 }
 
-// Select returns the indices of the top directions by max(r+_k, r−_k): a
-// stable sort, descending, ties broken by the lower index (the spec's
-// recommendation for numpy's arbitrary quicksort ties, §6 item 21), NaN
-// ranked below every number. The first top indices are returned in
-// ascending order, the order Update and RewardStd sum in. It panics unless
-// 0 < top ≤ len(rPlus) = len(rMinus).
-func Select(rPlus, rMinus []float64, top int) []int {
-	n := len(rPlus)
-	if len(rMinus) != n || top < 1 || top > n {
-		panic(fmt.Sprintf("mnistars: Select: %d and %d rewards, top %d", len(rPlus), len(rMinus), top))
-	}
-	idx := make([]int, n)
-	for k := range idx {
-		idx[k] = k
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		if c := cmp.Compare(max(rPlus[b], rMinus[b]), max(rPlus[a], rMinus[a])); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	kept := idx[:top]
-	slices.Sort(kept)
-	return kept
-}
+// Select returns the kept directions (see topb.Select).
+func Select(rPlus, rMinus []float64, top int) []int { return topb.Select(rPlus, rMinus, top) }
 
-// RewardStd returns the population standard deviation (divide by the
-// count) of the 2·len(kept) rewards r+_k, r−_k of the kept directions, or 1
-// if it is 0. The values are taken in the order r+_k, r−_k for k in kept;
-// the mean is their sum divided by the count, the variance the sum of
-// squared deviations divided by the count. It panics if kept is empty.
+// RewardStd returns σ of the kept rewards (see topb.RewardStd).
 func RewardStd(rPlus, rMinus []float64, kept []int) float64 {
-	if len(kept) == 0 {
-		panic("mnistars: RewardStd of no directions")
-	}
-	var sum float64
-	for _, k := range kept {
-		sum += rPlus[k]
-		sum += rMinus[k]
-	}
-	cnt := float64(2 * len(kept))
-	mean := sum / cnt
-	var ss float64
-	for _, k := range kept {
-		dp, dm := rPlus[k]-mean, rMinus[k]-mean
-		ss += dp * dp
-		ss += dm * dm
-	}
-	sd := math.Sqrt(ss / cnt)
-	if sd == 0 {
-		return 1
-	}
-	return sd
+	return topb.RewardStd(rPlus, rMinus, kept)
 }
 
 // Update adds coef·u to theta, where u (scratch of len(theta), overwritten)
