@@ -31,7 +31,7 @@ func (k *Kind) Slots() []task.Slot {
 
 // own are the parameters the kind itself reads; the rest belong to the
 // method.
-var own = []string{"env", "method", "algo", "budget", "strict_budget", "snapshot_every", "snapshot_per_decade", "snapshot_every_samples", "budget_per"}
+var own = []string{"env", "method", "algo", "budget", "strict_budget", "snapshot_every", "snapshot_per_decade", "snapshot_every_samples", "budget_per", "use_tuned"}
 
 // Plan implements task.Kind.
 func (k *Kind) Plan(p *task.Params) task.Runner {
@@ -66,6 +66,10 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	if !ok1 || !ok2 {
 		return nil
 	}
+	// use_tuned: false keeps the stage's own hyperparameters even when a
+	// tune stage is connected (e.g. a quick profile training with the
+	// paper's chosen values while a small grid is still tuned beside them).
+	r.useTuned = p.Bool("use_tuned", task.Default(true))
 	r.env, r.meth = env, meth
 	r.base = methodParams(p)
 	r.cfg = meth.Configure(p)
@@ -92,6 +96,7 @@ func methodParams(p *task.Params) map[string]any {
 }
 
 type runner struct {
+	useTuned    bool
 	env         algos.Env
 	meth        algos.Factory
 	cfg         algos.Config
@@ -116,7 +121,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 		return err
 	}
 	cfg := r.cfg
-	if hy := env.Inputs("hyper"); len(hy) == 1 {
+	if hy := env.Inputs("hyper"); len(hy) == 1 && r.useTuned {
 		cfg, err = r.tuned(hy[0])
 		if err != nil {
 			return err
