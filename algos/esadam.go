@@ -27,6 +27,9 @@ type ESAdam struct {
 	t     int64
 }
 
+// Dim returns the number of coordinates the optimizer's moments cover.
+func (a *ESAdam) Dim() int { return len(a.m) }
+
 const (
 	adamBeta1 = 0.9
 	adamBeta2 = 0.999

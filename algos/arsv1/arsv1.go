@@ -329,18 +329,10 @@ func (a *ARS) UnmarshalState(b []byte) error {
 // coordinates re-encodes to the length of a fresh ESAdam of dim.
 func restoreAdam(blob []byte, dim int, alpha float64) (*algos.ESAdam, error) {
 	adam := algos.NewESAdam(dim, alpha)
-	ref, err := adam.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
 	if err := adam.UnmarshalBinary(blob); err != nil {
 		return nil, err
 	}
-	got, err := adam.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	if len(got) != len(ref) {
+	if adam.Dim() != dim {
 		return nil, fmt.Errorf("%w: ES-Adam state of another dimension (want %d)", algos.ErrFormat, dim)
 	}
 	return adam, nil

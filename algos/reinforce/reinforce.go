@@ -131,10 +131,7 @@ func (r *REINFORCE) UnmarshalState(b []byte) error {
 	if err := adam.UnmarshalBinary(blob); err != nil {
 		return fmt.Errorf("reinforce: ES-Adam: %w", err)
 	}
-	// ESAdam has no dimension accessor; a valid blob is "ZADM" | version |
-	// t | len(m) | m | len(v) | v with len(m) = len(v) (checked by
-	// UnmarshalBinary), i.e. 8 + 8 + 2·(8 + 8·dim) bytes.
-	if dim := (len(blob) - 32) / 16; dim != len(r.w) {
+	if dim := adam.Dim(); dim != len(r.w) {
 		return fmt.Errorf("reinforce: %w: ES-Adam state has %d coordinates, problem dimension %d", algos.ErrFormat, dim, len(r.w))
 	}
 	copy(r.w, w)
