@@ -57,7 +57,9 @@
 //     do not modify them afterwards.
 //   - A commit error (disk full, closed database) is sticky: the Writer
 //     drops every later event and reports the first error from Flush, Close
-//     and Err. Events of the failed batch are not in the log.
+//     and Err, and passes it to WriterOptions.OnError so that the caller
+//     can stop at once. Events of the failed batch are not in the log;
+//     everything committed before it is kept.
 //   - A process that dies while creating a log leaves a ".<name>.new-*"
 //     temp file beside it; it is never read and can be deleted.
 //   - bbolt trusts its file; Open checks the meta pages and the file size

@@ -16,6 +16,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"zorepro/pipeline/crashpoint"
 )
 
 // SchemaVersion is the layout version described in doc.go; bump it by hand
@@ -52,6 +54,10 @@ type Options struct {
 	Timeout time.Duration
 	// ReadOnly opens the log for reading only (shared lock, no writes).
 	ReadOnly bool
+	// BeforeCommit, if set, is called at the start of every write
+	// transaction, and an error from it fails the commit. It is a test
+	// seam: tests outside this package use it to simulate a full disk.
+	BeforeCommit func() error
 }
 
 const defaultTimeout = time.Second
@@ -106,7 +112,11 @@ func Open(path string, opt Options) (*Log, error) {
 			return nil, err
 		}
 	}
-	return &Log{db: db, path: path, readOnly: opt.ReadOnly}, nil
+	l := &Log{db: db, path: path, readOnly: opt.ReadOnly}
+	if opt.BeforeCommit != nil {
+		l.beforeCommit = func(*bolt.Tx) error { return opt.BeforeCommit() }
+	}
+	return l, nil
 }
 
 // createIfMissing builds a complete empty log under a temporary name and
@@ -265,8 +275,9 @@ func check(db *bolt.DB, path string) error {
 
 func corruptError(path, reason string, cause error) error {
 	return &openError{
-		msg: fmt.Sprintf("events: %s is not a valid event log: %s. The file was not modified; "+
-			"to start a new log move it aside (e.g. mv %s %s.corrupt); artifacts in the store are kept",
+		msg: fmt.Sprintf("events: %s is not a valid event log: %s. The file was not modified. "+
+			"To recover, restore it from a backup, or move it aside (e.g. mv %s %s.corrupt) and run again "+
+			"to start a new log: the artifacts in the store are kept, and tasks rerun since their records were in this file",
 			path, reason, path, path),
 		kind:  ErrCorruptLog,
 		cause: cause,
@@ -286,12 +297,18 @@ func viewDB(db *bolt.DB, fn func(*bolt.Tx) error) (err error) {
 }
 
 // view runs fn in one read transaction (one consistent snapshot) and wraps
-// its error with the log's path.
+// its error with the log's path; damage is reported as by Open, saying how
+// to recover.
 func (l *Log) view(fn func(*bolt.Tx) error) error {
-	if err := viewDB(l.db, fn); err != nil {
+	err := viewDB(l.db, fn)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrCorruptLog):
+		return corruptError(l.path, strings.TrimPrefix(err.Error(), ErrCorruptLog.Error()+": "), err)
+	default:
 		return fmt.Errorf("events: read %s: %w", l.path, err)
 	}
-	return nil
 }
 
 // update runs fn in one write transaction and counts the commit. Callers
@@ -312,10 +329,15 @@ func (l *Log) update(fn func(*wtx) error) (err error) {
 				return err
 			}
 		}
-		return fn(newWtx(tx))
+		if err := fn(newWtx(tx)); err != nil {
+			return err
+		}
+		crashpoint.Hit("events.before-commit")
+		return nil
 	})
 	if err == nil {
 		l.commits.Add(1)
+		crashpoint.Hit("events.after-commit")
 	}
 	return err
 }

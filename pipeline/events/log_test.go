@@ -258,8 +258,9 @@ func TestOpenCorrupt(t *testing.T) {
 		"Iterations":  func() error { _, err := r.Iterations("task/1", 1); return err },
 		"Transcripts": func() error { _, _, _, err := r.Transcripts("task/1"); return err },
 	} {
-		if err := read(); !errors.Is(err, ErrCorruptLog) || !strings.Contains(err.Error(), damaged) {
-			t.Errorf("%s on damaged pages: %v, want ErrCorruptLog naming the file", name, err)
+		if err := read(); !errors.Is(err, ErrCorruptLog) || !strings.Contains(err.Error(), damaged) ||
+			!strings.Contains(err.Error(), "move it aside") {
+			t.Errorf("%s on damaged pages: %v, want ErrCorruptLog naming the file and how to recover", name, err)
 		}
 	}
 	r.Close()

@@ -54,6 +54,9 @@ func indexedEvents(tx *bolt.Tx, index, prefix []byte) ([]Event, error) {
 		if err := json.Unmarshal(v, &ev); err != nil {
 			return nil, fmt.Errorf("%w: event %d: %v", ErrCorruptLog, binary.BigEndian.Uint64(seq), err)
 		}
+		if ev.Seq != binary.BigEndian.Uint64(seq) {
+			return nil, fmt.Errorf("%w: event %d holds seq %d", ErrCorruptLog, binary.BigEndian.Uint64(seq), ev.Seq)
+		}
 		evs = append(evs, ev)
 	}
 	return evs, nil
@@ -191,6 +194,9 @@ func (l *Log) Runs() ([]Event, error) {
 			if err := json.Unmarshal(v, &ev); err != nil {
 				return fmt.Errorf("%w: runs[%x]: %v", ErrCorruptLog, k, err)
 			}
+			if len(k) != 8 || ev.Run != binary.BigEndian.Uint64(k) {
+				return fmt.Errorf("%w: runs[%x] holds run %d", ErrCorruptLog, k, ev.Run)
+			}
 			evs = append(evs, ev)
 			return nil
 		})
@@ -213,4 +219,18 @@ func (l *Log) Stats() (events, iters uint64, err error) {
 		})
 	})
 	return events, iters, err
+}
+
+// Scan calls fn with every non-iter event in seq order, inside one read
+// transaction (so fn must not use the Log).
+func (l *Log) Scan(fn func(Event) error) error {
+	return l.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketLog).ForEach(func(k, v []byte) error {
+			var ev Event
+			if err := json.Unmarshal(v, &ev); err != nil {
+				return fmt.Errorf("%w: event %x: %v", ErrCorruptLog, k, err)
+			}
+			return fn(ev)
+		})
+	})
 }

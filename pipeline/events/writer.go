@@ -17,6 +17,11 @@ type WriterOptions struct {
 	// QueueLen is how many events Append can queue before it blocks;
 	// default 4096.
 	QueueLen int
+	// OnError, if set, is called once, from the writer goroutine, with the
+	// first commit error (the one Err then returns), so that the caller can
+	// stop producing events that can no longer be recorded. It must not
+	// block or call the Writer.
+	OnError func(error)
 }
 
 const (
@@ -163,6 +168,9 @@ func (w *Writer) run() {
 			}); err != nil {
 				w.setErr(fmt.Errorf("events: commit of %d events to %s failed; the writer drops all later events: %w",
 					len(batch), w.log.path, err))
+				if w.opt.OnError != nil {
+					w.opt.OnError(w.Err())
+				}
 			}
 		}
 		clear(batch) // drop references to the events' slices

@@ -346,3 +346,33 @@ func TestSecondWriterPanics(t *testing.T) {
 		t.Fatalf("event appended before Log.Close: %v, %v", evs, err)
 	}
 }
+
+// TestWriterOnError checks that the first commit error is passed to
+// WriterOptions.OnError once, as Err reports it, and that later dropped
+// events do not call it again.
+func TestWriterOnError(t *testing.T) {
+	l := openTest(t)
+	var calls []error
+	var mu sync.Mutex
+	w := l.NewWriter(WriterOptions{OnError: func(err error) {
+		mu.Lock()
+		calls = append(calls, err)
+		mu.Unlock()
+	}})
+	w.Append(Event{Type: TypeNote, Task: "ok"})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	diskFull := errors.New("no space left on device (injected)")
+	l.beforeCommit = func(*bolt.Tx) error { return diskFull }
+	for range 3 {
+		w.Append(Event{Type: TypeNote, Task: "lost"})
+		w.Flush()
+	}
+	err := w.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 1 || calls[0] != err || !errors.Is(err, diskFull) {
+		t.Fatalf("OnError called with %v; Close = %v; want one call with the sticky error", calls, err)
+	}
+}

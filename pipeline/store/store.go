@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"zorepro/pipeline/crashpoint"
 )
 
 // Store is a content-addressed store rooted at a directory. It is safe for
@@ -15,21 +17,54 @@ import (
 type Store struct {
 	root string
 
-	// create makes the temp file an entry is written to; os.CreateTemp
-	// unless a test injects a failing one.
-	create func(dir, pattern string) (*os.File, error)
+	// create makes the temp file an entry is written to (Options.CreateTemp).
+	create func(dir, pattern string) (TempFile, error)
+}
+
+// Options configure OpenWith. The zero value is what Open uses.
+type Options struct {
+	// CreateTemp creates the temp file an entry is written to before it is
+	// renamed into place, with os.CreateTemp's arguments; nil means
+	// os.CreateTemp. It is a test seam: tests return files whose writes
+	// fail (e.g. with ENOSPC) to simulate a full disk.
+	CreateTemp func(dir, pattern string) (TempFile, error)
+}
+
+// TempFile is what Put writes an entry through: the methods of *os.File it
+// uses.
+type TempFile interface {
+	Name() string
+	Write(p []byte) (int, error)
+	Chmod(mode fs.FileMode) error
+	Sync() error
+	Close() error
 }
 
 // Open returns the store rooted at root, creating root/cas and root/tmp
 // (mode 0755) if needed.
-func Open(root string) (*Store, error) {
+func Open(root string) (*Store, error) { return OpenWith(root, Options{}) }
+
+// OpenWith is Open with options.
+func OpenWith(root string, opt Options) (*Store, error) {
 	for _, d := range []string{casDir, tmpDir} {
 		p := filepath.Join(root, d)
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			return nil, fmt.Errorf("store: open %s: %w", root, err)
 		}
 	}
-	return &Store{root: root, create: os.CreateTemp}, nil
+	s := &Store{root: root, create: opt.CreateTemp}
+	if s.create == nil {
+		s.create = osCreateTemp
+	}
+	return s, nil
+}
+
+func osCreateTemp(dir, pattern string) (TempFile, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err // not a TempFile holding a nil *os.File
+	}
+	return f, nil
 }
 
 const (
@@ -101,9 +136,11 @@ func (s *Store) publish(p string, data []byte) (err error) {
 	if err = os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	crashpoint.Hit("store.before-rename")
 	if err = os.Rename(tmp, p); err != nil {
 		return err
 	}
+	crashpoint.Hit("store.after-rename")
 	return syncDir(dir)
 }
 

@@ -290,7 +290,7 @@ func TestConcurrentPutSameContent(t *testing.T) {
 func TestFailingWriteLeavesNoEntry(t *testing.T) {
 	s := openTemp(t)
 	var tmpName string
-	s.create = func(dir, pattern string) (*os.File, error) {
+	s.create = func(dir, pattern string) (TempFile, error) {
 		f, err := os.CreateTemp(dir, pattern)
 		if err != nil {
 			return nil, err
@@ -320,7 +320,7 @@ func TestFailingWriteLeavesNoEntry(t *testing.T) {
 	assertTmpEmpty(t, s)
 
 	// Restoring the disk makes Put work again.
-	s.create = os.CreateTemp
+	s.create = osCreateTemp
 	if _, err := s.Put(data); err != nil {
 		t.Fatal(err)
 	}
