@@ -24,4 +24,17 @@
 // interrupted in any way (even SIGKILL) resumes from its latest checkpoint
 // under the same ActionID and produces the same bytes as an uninterrupted
 // run.
+//
+// Resource failure: a failed write stops the run like an interrupt, since
+// nothing computed afterwards could be recorded. Any Store.Put error counts
+// (a full disk, a quota, EIO, a read-only file system: none is the task's
+// fault and all would recur for the next task), as does an event log
+// commit error. No task starts after it, running tasks stop at their next
+// iteration boundary, and Run returns ErrWriteFailed wrapping the error,
+// which names the file and the OS error. Everything written before the
+// failure stays valid: store entries are published atomically and the log
+// keeps every committed batch, so once the cause is fixed a rerun resumes.
+// Corrupt artifacts are not write failures: a store entry that does not
+// hash to its ID (an output, a manifest, a checkpoint) is a cache miss and
+// is recomputed.
 package pipeline

@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"zorepro/pipeline/crashpoint"
 	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/store"
@@ -77,8 +79,8 @@ type outcome struct {
 }
 
 // Run executes the plan: cached tasks are reused, the rest run on up to
-// Opt.Jobs workers. It returns ErrTaskFailed or ErrInterrupted (wrapped)
-// alongside a complete Result.
+// Opt.Jobs workers. It returns ErrTaskFailed, ErrInterrupted or
+// ErrWriteFailed (wrapped) alongside a complete Result.
 func (e *Engine) Run(ctx context.Context) (*Result, error) {
 	if e.Opt.Jobs < 1 {
 		e.Opt.Jobs = 1
@@ -91,15 +93,18 @@ func (e *Engine) Run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("begin run: %w", err)
 	}
-	w := e.Events.NewWriter(events.WriterOptions{})
+	rctx, stop := context.WithCancel(ctx) // stopped early by a failed write
+	defer stop()
 	r := &runner{
-		e: e, run: run, w: w, ctx: ctx,
+		e: e, run: run, ctx: rctx, stop: stop,
 		tokens:  make(chan struct{}, e.Opt.Jobs),
 		state:   make([]status, len(e.Plan.Tasks)),
 		outputs: map[string]string{},
 		results: make(chan outcome),
 		prog:    newProgress(e.Opt.Log, e.Opt.Terminal, len(e.Plan.Tasks)),
 	}
+	w := e.Events.NewWriter(events.WriterOptions{OnError: r.writeFailed})
+	r.w = w
 	res := r.loop()
 	res.Run = run
 	r.prog.finish()
@@ -110,6 +115,8 @@ func (e *Engine) Run(ctx context.Context) (*Result, error) {
 	state := "finished"
 	var runErr error
 	switch {
+	case r.writeError() != nil:
+		state = "interrupted"
 	case len(res.Interrupted) > 0 || ctx.Err() != nil:
 		state, runErr = "interrupted", ErrInterrupted
 	case len(res.Failed) > 0:
@@ -117,8 +124,14 @@ func (e *Engine) Run(ctx context.Context) (*Result, error) {
 	}
 	sum, _ := json.Marshal(map[string]int{"executed": len(res.Executed), "cached": len(res.Cached), "failed": len(res.Failed), "skipped": len(res.Skipped), "interrupted": len(res.Interrupted)})
 	w.Append(events.Event{Type: "run", Run: run, State: state, Time: time.Now().UnixNano(), Data: sum})
-	if err := w.Close(); err != nil {
-		return res, fmt.Errorf("event log %s: %w", e.Events.Path(), err)
+	cerr := w.Close()
+	if err := r.writeError(); err != nil {
+		return res, fmt.Errorf("%w: %w. The run was stopped; progress up to the last successful write is kept "+
+			"(store %s, event log %s). Fix the cause (e.g. free disk space) and run again to resume",
+			ErrWriteFailed, err, e.Store.Root(), e.Events.Path())
+	}
+	if cerr != nil {
+		return res, fmt.Errorf("event log %s: %w", e.Events.Path(), cerr)
 	}
 	return res, runErr
 }
@@ -133,6 +146,32 @@ type runner struct {
 	outputs map[string]string // task path → output ID (done or cached)
 	results chan outcome
 	prog    *progress
+
+	// stopAfter > 0 cancels the run (through stop) once a task records
+	// that iteration: replay --until.
+	stopAfter int64
+	stop      context.CancelFunc
+
+	writeErr atomic.Pointer[error] // the first failed write (writeFailed)
+}
+
+// writeFailed records a failed write to the store (any Store.Put error) or
+// the event log (a commit error) and stops the run as an interrupt does:
+// no task starts any more and running tasks stop at their next iteration
+// boundary, since their work could no longer be recorded. Only the first
+// error is kept. It is safe for concurrent use.
+func (r *runner) writeFailed(err error) {
+	if r.writeErr.CompareAndSwap(nil, &err) && r.stop != nil {
+		r.stop()
+	}
+}
+
+// writeError returns the error writeFailed recorded, or nil.
+func (r *runner) writeError() error {
+	if p := r.writeErr.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 func (r *runner) loop() *Result {
@@ -209,7 +248,9 @@ func (r *runner) loop() *Result {
 				}
 			case failed:
 				res.Errors[o.t.Path] = o.err.Error()
-				skip(o.t, o.t.Path)
+				if r.writeError() == nil { // else the run stops: descendants stay pending
+					skip(o.t, o.t.Path)
+				}
 			case interrupted:
 			}
 			r.prog.event(o.status.String(), o.t.Path, o.err)
@@ -282,6 +323,7 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 		var out string
 		out, err = env.publish()
 		if err == nil {
+			crashpoint.Hit("engine.published")
 			r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "done", Action: act.String(), Output: out, Time: time.Now().UnixNano()})
 			o.status, o.output = done, out
 			return o
@@ -338,6 +380,12 @@ func (e *Engine) exportFigures(res *Result, outputs map[string]string) error {
 	if e.Opt.FiguresDir == "" {
 		return nil
 	}
+	// Temp files of an export that was killed (a run holds the log's lock,
+	// so no other export is writing here now).
+	stale, _ := filepath.Glob(filepath.Join(e.Opt.FiguresDir, ".tmp-*"))
+	for _, f := range stale {
+		os.Remove(f)
+	}
 	var errs []error
 	for _, t := range e.Plan.Tasks {
 		fx, ok := t.Runner.(FigureExporter)
@@ -354,6 +402,10 @@ func (e *Engine) exportFigures(res *Result, outputs map[string]string) error {
 			data, err := e.Store.Get(en.ID)
 			if err != nil {
 				errs = append(errs, err)
+				continue
+			}
+			if en.Name != filepath.Base(en.Name) || en.Name == "." || en.Name == ".." {
+				errs = append(errs, fmt.Errorf("%s: output %q is not a plain file name; not exported", t.Path, en.Name))
 				continue
 			}
 			path := filepath.Join(e.Opt.FiguresDir, en.Name)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"zorepro/pipeline/crashpoint"
 	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/store"
@@ -68,8 +69,12 @@ func (e *env) Streams() stream.Source          { return stream.New(e.t.Seed, e.t
 func (e *env) Inputs(slot string) []task.Input { return e.inputs[slot] }
 
 func (e *env) Output(name string, data []byte) error {
+	if !validOutputName(name) {
+		return fmt.Errorf("output %q: a name must be non-empty and without white space", name)
+	}
 	id, err := e.r.e.Store.Put(data)
 	if err != nil {
+		e.r.writeFailed(err)
 		return fmt.Errorf("output %s: %w", name, err)
 	}
 	e.mu.Lock()
@@ -90,6 +95,7 @@ func (e *env) publish() (string, error) {
 	e.mu.Unlock()
 	id, err := e.r.e.Store.Put(encodeOutputs(es))
 	if err != nil {
+		e.r.writeFailed(err)
 		return "", fmt.Errorf("output manifest: %w", err)
 	}
 	return id.String(), nil
@@ -111,6 +117,9 @@ func (e *env) Iteration(it task.Iter) {
 	e.iters = append(e.iters, ev)
 	if len(e.iters) >= iterBlock || time.Since(e.itersAt) >= iterFlushAge {
 		e.flushItersLocked()
+	}
+	if e.r.stopAfter > 0 && ev.Iteration >= e.r.stopAfter {
+		e.r.stop()
 	}
 }
 
@@ -166,8 +175,10 @@ func (e *env) CheckpointDue() bool {
 func (e *env) Checkpoint(state []byte, iteration int64) error {
 	id, err := e.r.e.Store.Put(state)
 	if err != nil {
+		e.r.writeFailed(err)
 		return fmt.Errorf("checkpoint: %w", err)
 	}
+	crashpoint.Hit("engine.checkpoint")
 	e.flushIters()
 	e.r.w.Append(events.Event{Type: "checkpoint", Run: e.r.run, Task: e.t.Path, Action: e.act.String(), Checkpoint: &events.Checkpoint{Content: id.String(), Iteration: iteration}, Time: time.Now().UnixNano()})
 	e.mu.Lock()

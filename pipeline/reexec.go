@@ -1,0 +1,230 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"zorepro/pipeline/events"
+	"zorepro/pipeline/store"
+)
+
+// Scratch is a throwaway content store and event log that tasks are
+// re-executed into, so that replay and verify never touch the real store.
+type Scratch struct {
+	Dir    string
+	Store  *store.Store
+	Events *events.Log
+}
+
+// OpenScratch creates (or reuses) a scratch area under dir.
+func OpenScratch(dir string) (*Scratch, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("scratch %s: %w", dir, err)
+	}
+	st, err := store.Open(filepath.Join(dir, "store"))
+	if err != nil {
+		return nil, err
+	}
+	log, err := events.Open(filepath.Join(dir, "events.db"), events.Options{Timeout: time.Second})
+	if err != nil {
+		return nil, err
+	}
+	return &Scratch{Dir: dir, Store: st, Events: log}, nil
+}
+
+// Close closes the scratch event log.
+func (s *Scratch) Close() error { return s.Events.Close() }
+
+// Reexecution is one task run again from its recorded inputs.
+type Reexecution struct {
+	Task     string      `json:"task"`
+	Recorded *Production `json:"-"`
+	Run      uint64      `json:"scratch_run"`
+	Output   string      `json:"output,omitempty"` // "" when stopped early or failed
+	Stopped  bool        `json:"stopped,omitempty"`
+	Err      error       `json:"-"`
+}
+
+// IdentityError reports that a task's identity today differs from the
+// recorded run's; Diff lists the transcript lines ("- recorded", "+ now").
+type IdentityError struct {
+	Task, Recorded, Current string
+	Diff                    []string
+}
+
+func (e *IdentityError) Error() string {
+	return fmt.Sprintf("%s: the recorded action %s is not what this binary and DAG would run (%s now): %s",
+		e.Task, e.Recorded, e.Current, describeDiff(e.Diff))
+}
+
+func (e *IdentityError) Unwrap() error { return ErrIdentityChanged }
+
+// LastProduction returns the recorded production of the task's latest
+// output (from its last "done" or "cached" state).
+func (e *Engine) LastProduction(task string) (*Production, error) {
+	if _, err := Find(e.Plan, task); err != nil {
+		return nil, err
+	}
+	evs, err := e.Events.Events(task)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		ev := evs[i]
+		if ev.Type == events.TypeState && (ev.State == events.StateDone || ev.State == events.StateCached) && ev.Output != "" {
+			return Produced(e.Events, task, ev.Output)
+		}
+	}
+	return nil, notRecordedf("%s has never finished: nothing recorded to replay", task)
+}
+
+// Reexecute runs the task of a recorded production again, into sc, from
+// the recorded input outputs: the same action, or an *IdentityError when
+// the code, parameters or platform changed since. until > 0 stops the
+// task once it records that iteration. Inputs are copied into the scratch
+// store first; the real store and log are only read.
+func (e *Engine) Reexecute(ctx context.Context, p *Production, sc *Scratch, until int64) (*Reexecution, error) {
+	t, err := Find(e.Plan, p.Task)
+	if err != nil {
+		return nil, err
+	}
+	deps := map[string]string{}
+	for _, in := range p.Inputs() {
+		deps[in.Task] = in.Output
+	}
+	lines, err := Transcript(t, e.Code, e.Platform, deps)
+	if err != nil {
+		return nil, err
+	}
+	if act := Action(lines).String(); act != p.Action {
+		return nil, &IdentityError{Task: p.Task, Recorded: p.Action, Current: act, Diff: DiffTranscripts(p.Transcript, lines)}
+	}
+	for _, out := range deps {
+		if err := copyOutput(e.Store, sc.Store, out); err != nil {
+			return nil, fmt.Errorf("%s: copy input %s to scratch: %w", p.Task, out, err)
+		}
+	}
+	sub := &Engine{Plan: e.Plan, Store: sc.Store, Events: sc.Events, Code: e.Code, Platform: e.Platform,
+		Opt: Options{Jobs: max(e.Opt.Jobs, 1), Force: true, CheckpointInterval: time.Duration(math.MaxInt64)}}
+	info, _ := json.Marshal(map[string]any{"reexecute": p.Task, "action": p.Action, "recorded_run": p.Run, "until": until})
+	run, err := sc.Events.BeginRun(info, time.Now().UnixNano())
+	if err != nil {
+		return nil, err
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := sc.Events.NewWriter(events.WriterOptions{})
+	r := &runner{
+		e: sub, run: run, w: w, ctx: tctx,
+		tokens:    make(chan struct{}, sub.Opt.Jobs),
+		state:     make([]status, len(e.Plan.Tasks)),
+		outputs:   map[string]string{},
+		prog:      newProgress(nil, false, 1),
+		stopAfter: until, stop: cancel,
+	}
+	r.tokens <- struct{}{} // the task's own worker token, as the scheduler holds it
+	o := r.execute(t, deps)
+	state := "finished"
+	if o.status != done {
+		state = "interrupted"
+	}
+	w.Append(events.Event{Type: events.TypeRun, Run: run, State: state, Time: time.Now().UnixNano()})
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("scratch log %s: %w", sc.Events.Path(), err)
+	}
+	x := &Reexecution{Task: p.Task, Recorded: p, Run: run}
+	switch {
+	case o.status == done:
+		x.Output = o.output
+	case o.status == interrupted && until > 0 && ctx.Err() == nil:
+		x.Stopped = true
+	case o.status == interrupted:
+		return x, fmt.Errorf("%s: %w", p.Task, ErrInterrupted)
+	default:
+		x.Err = o.err
+	}
+	return x, nil
+}
+
+// copyOutput copies an output manifest and its entries between stores.
+func copyOutput(from, to *store.Store, out string) error {
+	id, err := store.ParseID(out)
+	if err != nil {
+		return err
+	}
+	data, err := from.Get(id)
+	if err != nil {
+		return err
+	}
+	es, err := decodeOutputs(data)
+	if err != nil {
+		return fmt.Errorf("output %s: %w", out, err)
+	}
+	for _, en := range es {
+		b, err := from.Get(en.ID)
+		if err != nil {
+			return fmt.Errorf("%s: %w", en.Name, err)
+		}
+		if _, err := to.Put(b); err != nil {
+			return err
+		}
+	}
+	_, err = to.Put(data)
+	return err
+}
+
+// IterDiff is the first difference between recorded and recomputed
+// iteration events.
+type IterDiff struct {
+	Index      int          `json:"index"`
+	Field      string       `json:"field"`
+	Recorded   *events.Iter `json:"recorded,omitempty"`
+	Recomputed *events.Iter `json:"recomputed,omitempty"`
+}
+
+// CompareIters compares two iteration event sequences bit for bit: the
+// iteration, samples, parameter digest and every metric. It returns the
+// number of equal leading events and the first difference (nil if none).
+func CompareIters(rec, got []events.Iter) (int, *IterDiff) {
+	n := min(len(rec), len(got))
+	for i := 0; i < n; i++ {
+		a, b := rec[i], got[i]
+		field := ""
+		switch {
+		case a.Iteration != b.Iteration:
+			field = "iteration"
+		case a.Samples != b.Samples:
+			field = "samples"
+		case a.Digest != b.Digest:
+			field = "digest"
+		case len(a.Metrics) != len(b.Metrics):
+			field = "metrics"
+		default:
+			for j := range a.Metrics {
+				if a.Metrics[j].Name != b.Metrics[j].Name || math.Float64bits(a.Metrics[j].Value) != math.Float64bits(b.Metrics[j].Value) {
+					field = "metric " + a.Metrics[j].Name
+					break
+				}
+			}
+		}
+		if field != "" {
+			return i, &IterDiff{Index: i, Field: field, Recorded: &a, Recomputed: &b}
+		}
+	}
+	if len(rec) != len(got) {
+		d := &IterDiff{Index: n, Field: "count"}
+		if n < len(rec) {
+			d.Recorded = &rec[n]
+		}
+		if n < len(got) {
+			d.Recomputed = &got[n]
+		}
+		return n, d
+	}
+	return n, nil
+}

@@ -1,0 +1,90 @@
+package pipeline
+
+import (
+	"time"
+
+	"zorepro/pipeline/events"
+)
+
+// StageTime is the recorded task time of one stage: the time its tasks'
+// current actions spent executing, summed over every run that worked on
+// them (a resumed task counts each of its runs; work lost to a kill after
+// the last checkpoint counts too, since it was spent).
+type StageTime struct {
+	Stage    string        `json:"stage"`
+	Tasks    int           `json:"tasks"`
+	Finished int           `json:"finished"` // tasks whose current action finished
+	TaskTime time.Duration `json:"task_time"`
+}
+
+// TaskTimes sums, per stage in plan order, the recorded execution time of
+// each task's current action (the one a run would cache or resume).
+func (e *Engine) TaskTimes() ([]StageTime, error) {
+	xs, err := e.Explain()
+	if err != nil {
+		return nil, err
+	}
+	act := map[string]string{}
+	for _, x := range xs {
+		act[x.Task] = x.Action
+	}
+	var out []StageTime
+	idx := map[string]int{}
+	for _, t := range e.Plan.Tasks {
+		i, ok := idx[t.Stage.Name]
+		if !ok {
+			i = len(out)
+			idx[t.Stage.Name] = i
+			out = append(out, StageTime{Stage: t.Stage.Name})
+		}
+		st := &out[i]
+		st.Tasks++
+		if act[t.Path] == "" {
+			continue
+		}
+		evs, err := e.Events.Events(t.Path)
+		if err != nil {
+			return nil, err
+		}
+		d, finished := actionTime(evs, act[t.Path])
+		st.TaskTime += d
+		if finished {
+			st.Finished++
+		}
+	}
+	return out, nil
+}
+
+// actionTime sums the durations of the runs of one action: each from its
+// "started" event to its end state in the same run, or to the last timed
+// event of that run (a run that was killed).
+func actionTime(evs []events.Event, action string) (d time.Duration, finished bool) {
+	var run uint64
+	var t0, last int64
+	flush := func() {
+		if t0 > 0 && last > t0 {
+			d += time.Duration(last - t0)
+		}
+		t0, last = 0, 0
+	}
+	for _, ev := range evs {
+		if ev.Action != action {
+			continue
+		}
+		switch {
+		case ev.Type == events.TypeState && ev.State == events.StateStarted:
+			flush()
+			run, t0, last = ev.Run, ev.Time, ev.Time
+		case ev.Run == run && t0 > 0 && ev.Time > 0:
+			last = max(last, ev.Time)
+			if ev.Type == events.TypeState && ev.State == events.StateDone {
+				finished = true
+			}
+			if ev.Type == events.TypeState && (ev.State == events.StateDone || ev.State == events.StateFailed || ev.State == events.StateInterrupted) {
+				flush()
+			}
+		}
+	}
+	flush()
+	return d, finished
+}

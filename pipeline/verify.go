@@ -1,0 +1,230 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"zorepro/pipeline/events"
+	"zorepro/pipeline/stream"
+)
+
+// ReplayReport compares a task's recorded events with a re-execution's.
+type ReplayReport struct {
+	Task           string    `json:"task"`
+	Action         string    `json:"action"`
+	RecordedRun    uint64    `json:"recorded_run"`
+	Segments       []Segment `json:"segments"`
+	Until          int64     `json:"until,omitempty"`
+	Recorded       int       `json:"recorded_events"`
+	Recomputed     int       `json:"recomputed_events"`
+	Equal          int       `json:"equal_events"`
+	Diff           *IterDiff `json:"first_difference,omitempty"`
+	StreamsEqual   bool      `json:"streams_equal"`
+	RecordedOutput string    `json:"recorded_output"`
+	Output         string    `json:"output,omitempty"` // "" when stopped at Until
+	Stopped        bool      `json:"stopped,omitempty"`
+	Error          string    `json:"error,omitempty"` // the re-execution failed
+}
+
+// OK reports whether the replay reproduced everything it compared.
+func (r *ReplayReport) OK() bool {
+	return r.Error == "" && r.Diff == nil && r.StreamsEqual && (r.Stopped || r.Output == r.RecordedOutput)
+}
+
+// Replay re-executes a task's latest recorded output into sc and compares
+// the recomputed iteration events, streams and output with the recorded
+// ones. until > 0 stops after that iteration and compares up to it.
+func (e *Engine) Replay(ctx context.Context, task string, until int64, sc *Scratch) (*ReplayReport, error) {
+	p, err := e.LastProduction(task)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := p.Iterations(e.Events)
+	if err != nil {
+		return nil, err
+	}
+	x, err := e.Reexecute(ctx, p, sc, until)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ReplayReport{Task: task, Action: p.Action, RecordedRun: p.Run, Segments: p.Segments, Until: until,
+		RecordedOutput: p.Output, Output: x.Output, Stopped: x.Stopped}
+	if x.Err != nil {
+		rep.Error = x.Err.Error()
+	}
+	got, err := sc.Events.Iterations(task, x.Run)
+	if err != nil {
+		return nil, err
+	}
+	if until > 0 {
+		rec, got = upTo(rec, until), upTo(got, until)
+	}
+	rep.Recorded, rep.Recomputed = len(rec), len(got)
+	rep.Equal, rep.Diff = CompareIters(rec, got)
+	again, err := Produced(sc.Events, task, x.Output)
+	switch {
+	case x.Output == "":
+		// Stopped or failed: compare the streams event of the scratch run.
+		evs, err := sc.Events.RunEvents(x.Run)
+		if err != nil {
+			return nil, err
+		}
+		for _, ev := range evs {
+			if ev.Type == events.TypeStreams && ev.Task == task {
+				var s Streams
+				if json.Unmarshal(ev.Data, &s) == nil {
+					rep.StreamsEqual = sameStreams(p.Streams, &s, until > 0)
+				}
+			}
+		}
+		if p.Streams == nil && !slices.ContainsFunc(evs, func(ev events.Event) bool { return ev.Type == events.TypeStreams }) {
+			rep.StreamsEqual = true
+		}
+	case err != nil:
+		return nil, err
+	default:
+		rep.StreamsEqual = sameStreams(p.Streams, again.Streams, false)
+	}
+	return rep, nil
+}
+
+// upTo keeps the leading events up to iteration until.
+func upTo(its []events.Iter, until int64) []events.Iter {
+	n := 0
+	for n < len(its) && its[n].Iteration <= until {
+		n++
+	}
+	return its[:n]
+}
+
+// sameStreams compares recorded stream families; a run stopped early may
+// have drawn from fewer of them (subset).
+func sameStreams(rec, got *Streams, subset bool) bool {
+	if rec == nil || got == nil {
+		return rec == nil && got == nil || subset && got == nil
+	}
+	if rec.Derivation != got.Derivation {
+		return false
+	}
+	if subset {
+		for _, f := range got.Families {
+			if !slices.Contains(rec.Families, f) {
+				return false
+			}
+		}
+		return true
+	}
+	return slices.Equal(rec.Families, got.Families)
+}
+
+// Verified is one task's verification: its cached output recomputed.
+type Verified struct {
+	Task     string   `json:"task"`
+	Recorded string   `json:"recorded"`
+	Output   string   `json:"output,omitempty"`
+	Match    bool     `json:"match"`
+	Differ   []string `json:"differ,omitempty"` // entries whose content differs
+	Error    string   `json:"error,omitempty"`
+}
+
+// VerifyCandidates returns the tasks a run would take from the cache, in
+// plan order: everything verify can re-execute.
+func (e *Engine) VerifyCandidates() ([]Explained, error) {
+	xs, err := e.Explain()
+	if err != nil {
+		return nil, err
+	}
+	var out []Explained
+	for _, x := range xs {
+		if x.Do == WouldCache && x.Output != "" {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// Sample picks n of the candidates with a stream seeded by seed (the same
+// seed picks the same tasks), returned in plan order. n <= 0 or n >= the
+// number of candidates returns them all.
+func Sample(xs []Explained, n int, seed uint64) []Explained {
+	if n <= 0 || n >= len(xs) {
+		return xs
+	}
+	idx := rand.New(stream.New(seed, "verify", nil).PCG("sample")).Perm(len(xs))[:n]
+	slices.Sort(idx)
+	out := make([]Explained, n)
+	for i, j := range idx {
+		out[i] = xs[j]
+	}
+	return out
+}
+
+// Verify re-executes each candidate into sc and compares its output ID
+// with the recorded one; each result is passed to report as it is known.
+// A task that fails to re-execute counts as a mismatch.
+func (e *Engine) Verify(ctx context.Context, xs []Explained, sc *Scratch, report func(Verified)) ([]Verified, error) {
+	var out []Verified
+	for _, x := range xs {
+		if err := ctx.Err(); err != nil {
+			return out, fmt.Errorf("verify: %w", ErrInterrupted)
+		}
+		v := Verified{Task: x.Task, Recorded: x.Output}
+		p, err := Produced(e.Events, x.Task, x.Output)
+		if err == nil {
+			var re *Reexecution
+			re, err = e.Reexecute(ctx, p, sc, 0)
+			if err == nil && re.Err != nil {
+				err = re.Err
+			}
+			if err == nil {
+				v.Output = re.Output
+			}
+		}
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return out, fmt.Errorf("verify: %w", ErrInterrupted)
+		case err != nil:
+			v.Error = err.Error()
+		case v.Output == v.Recorded:
+			v.Match = true
+		default:
+			v.Differ = e.differingEntries(v.Recorded, v.Output, sc)
+		}
+		out = append(out, v)
+		if report != nil {
+			report(v)
+		}
+	}
+	return out, nil
+}
+
+// differingEntries names the entries of two output manifests (recorded in
+// e's store, recomputed in sc's) whose content differs.
+func (e *Engine) differingEntries(recorded, recomputed string, sc *Scratch) []string {
+	a, err := e.OutputEntries(recorded)
+	if err != nil {
+		return []string{"(recorded manifest unreadable: " + err.Error() + ")"}
+	}
+	scratch := &Engine{Store: sc.Store}
+	b, err := scratch.OutputEntries(recomputed)
+	if err != nil {
+		return []string{"(recomputed manifest unreadable: " + err.Error() + ")"}
+	}
+	var out []string
+	for _, name := range sortedNames(a) {
+		if id, ok := b[name]; !ok {
+			out = append(out, name+" (missing)")
+		} else if id != a[name] {
+			out = append(out, fmt.Sprintf("%s (%s recorded, %s now)", name, a[name], id))
+		}
+	}
+	for _, name := range sortedNames(b) {
+		if _, ok := a[name]; !ok {
+			out = append(out, name+" (new)")
+		}
+	}
+	return out
+}
