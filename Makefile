@@ -10,7 +10,7 @@ PROFILE  ?= paper
 
 MNIST    := .data/mnist
 
-.PHONY: all build deps data run quick smoke test test-short bench clean
+.PHONY: all build deps data run quick smoke test test-short test-reliability bench clean
 
 all: build
 
@@ -56,6 +56,12 @@ test: build data
 
 test-short: build
 	$(GO) test -tags "$(TAGS)" -short -count=1 ./...
+
+# The crash harness (cmd/pipeline/crash_test.go) with more trials than the
+# 20 kills `make test` runs: smoke runs SIGKILLed at random points, resumed
+# until they finish, then checked. -crash.seed=N repeats a logged seed.
+test-reliability: build data
+	$(GO) test -tags "$(TAGS)" -count=1 -run '^TestCrash' -timeout 60m -v ./cmd/pipeline/ -args -crash.kills=100
 
 bench: build
 	$(GO) test -tags "$(TAGS)" -run '^$$' -bench . -benchmem -count=1 ./...

@@ -22,6 +22,10 @@ import (
 // codeIdentity is replaced in tests that run without a build manifest.
 var codeIdentity = func() (pipeline.CodeIdentity, error) { return codeid.Embedded() }
 
+// storeOptions is a test seam: tests set a failing store.Options.CreateTemp
+// to simulate a full disk.
+var storeOptions store.Options
+
 func openEngine(c *Config, readOnly bool) (*pipeline.Engine, func(), error) {
 	plan, err := loadPlan(c)
 	if err != nil {
@@ -36,7 +40,7 @@ func openEngine(c *Config, readOnly bool) (*pipeline.Engine, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := store.Open(c.Store)
+	st, err := store.OpenWith(c.Store, storeOptions)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -129,6 +133,10 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 		}
 	}
 	switch {
+	case errors.Is(err, pipeline.ErrWriteFailed):
+		// The message names the file and the OS error and says how to
+		// resume; Main adds the "pipeline: " prefix the sentinel has.
+		return exitFailed, errors.New(strings.TrimPrefix(err.Error(), "pipeline: "))
 	case errors.Is(err, pipeline.ErrInterrupted):
 		return exitInterrupted, errors.New("interrupted: progress was saved; run again to resume")
 	case errors.Is(err, pipeline.ErrTaskFailed):
@@ -152,6 +160,9 @@ func cmdStatus(c *Config, stdout io.Writer) (int, error) {
 		return exitInvalidOr(err), err
 	}
 	defer closeLog()
+	if c.Times {
+		return statusTimes(eng, c, stdout)
+	}
 	states, err := eng.Events.LastStates()
 	if err != nil {
 		return exitFailed, err
@@ -323,5 +334,26 @@ func cmdEvents(c *Config, stdout io.Writer) (int, error) {
 			fmt.Fprintln(stdout, line)
 		}
 	}
+	return exitOK, nil
+}
+
+// statusTimes prints the recorded task time of each stage's current
+// actions: how long the profile's computation took, however many runs and
+// sessions it was spread over.
+func statusTimes(eng *pipeline.Engine, c *Config, stdout io.Writer) (int, error) {
+	sts, err := eng.TaskTimes()
+	if err != nil {
+		return exitFailed, err
+	}
+	if c.JSON {
+		return exitOK, json.NewEncoder(stdout).Encode(sts)
+	}
+	var total time.Duration
+	fmt.Fprintf(stdout, "%-24s %8s %12s\n", "stage", "finished", "task time")
+	for _, st := range sts {
+		fmt.Fprintf(stdout, "%-24s %4d/%-4d %12s\n", st.Stage, st.Finished, st.Tasks, st.TaskTime.Round(time.Second))
+		total += st.TaskTime
+	}
+	fmt.Fprintf(stdout, "total task time %s (on N workers, wall time is about this divided by N)\n", total.Round(time.Second))
 	return exitOK, nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"zorepro/pipeline/crashpoint"
 	"zorepro/pipeline/dag"
 	"zorepro/stages"
 )
@@ -30,7 +32,11 @@ const (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(Main(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	code := Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if err := crashpoint.WriteCounts(); err != nil { // a test seam; see package crashpoint
+		fmt.Fprintln(os.Stderr, "pipeline:", err)
+	}
+	os.Exit(code)
 }
 
 // Config is every setting of one invocation, decoded once.
@@ -46,6 +52,22 @@ type Config struct {
 	DryRun             bool
 	JSON               bool
 	CheckpointInterval time.Duration
+
+	// audit
+	AuditCurve, AuditPanel, AuditX string
+	// replay
+	Until int64
+	// verify
+	All        bool
+	Sample     int
+	SampleSeed uint64
+	// replay and verify
+	Scratch string
+	Keep    bool
+	// gc
+	GCCheckpoints bool
+	// status
+	Times bool
 }
 
 // usageError is a bad command line (exit 2).
@@ -61,6 +83,10 @@ commands:
   dag      print the expanded task graph
   why      TASK: what changed in a task's identity since its last run
   events   TASK: a task's recorded events
+  audit    FIGURE: the runs, seeds, streams and events behind a figure or one of its points
+  replay   TASK: re-execute a task and compare its events with the recorded ones
+  verify   re-execute cached tasks and compare their outputs with the recorded ones
+  gc       remove store entries that no recorded run references
 
 run 'pipeline <command> --help' for its flags`
 
@@ -71,7 +97,7 @@ func parseConfig(args []string, stderr io.Writer) (*Config, error) {
 	}
 	cmd := args[0]
 	switch cmd {
-	case "run", "status", "dag", "why", "events":
+	case "run", "status", "dag", "why", "events", "audit", "replay", "verify", "gc":
 	default:
 		return nil, &usageError{fmt.Sprintf("unknown command %q\n%s", cmd, usage)}
 	}
@@ -82,10 +108,32 @@ func parseConfig(args []string, stderr io.Writer) (*Config, error) {
 	fs.Int("jobs", runtime.NumCPU(), "number of workers")
 	fs.String("store", "artifacts", "store root (content store and events.db)")
 	fs.String("figures", "figures", "directory figures are exported to")
-	fs.Bool("force", false, "rerun every task, ignoring the cache")
-	fs.Bool("dry-run", false, "print what would run, run nothing")
-	fs.Bool("json", false, "print one JSON object")
-	fs.Duration("checkpoint-interval", 10*time.Second, "minimum time between checkpoints of a task")
+	fs.Bool("json", false, "print JSON")
+	switch cmd {
+	case "run":
+		fs.Bool("force", false, "rerun every task, ignoring the cache")
+		fs.Bool("dry-run", false, "print what would run, run nothing")
+		fs.Duration("checkpoint-interval", 10*time.Second, "minimum time between checkpoints of a task")
+	case "audit":
+		fs.String("curve", "", "audit only this curve (its key, e.g. ars)")
+		fs.String("panel", "", "audit only this panel (its key, e.g. 1000)")
+		fs.String("x", "", "audit the plotted point nearest this x, with the chain behind it")
+	case "replay":
+		fs.Int64("until", 0, "stop after this iteration and compare up to it (0: the whole task)")
+	case "verify":
+		fs.Bool("all", false, "verify every cached task")
+		fs.Int("sample", 0, "verify this many cached tasks, picked with --seed")
+		fs.Uint64("seed", 1, "seed of the --sample pick")
+	case "status":
+		fs.Bool("times", false, "print the recorded task time per stage instead of the task list")
+	case "gc":
+		fs.Bool("dry-run", false, "report what would be removed, remove nothing")
+		fs.Bool("checkpoints", false, "also remove the checkpoints of tasks that finished")
+	}
+	if cmd == "replay" || cmd == "verify" {
+		fs.String("scratch", "", "directory to re-execute into (default: a temporary directory, removed afterwards)")
+		fs.Bool("keep", false, "keep the scratch directory")
+	}
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil, &usageError{""}
@@ -111,23 +159,56 @@ func parseConfig(args []string, stderr io.Writer) (*Config, error) {
 	} else if c.Jobs < 1 {
 		problems = append(problems, fmt.Sprintf("--jobs (or PIPELINE_JOBS): %d is out of range (must be >= 1)", c.Jobs))
 	}
-	for name, dst := range map[string]*bool{"force": &c.Force, "dry-run": &c.DryRun, "json": &c.JSON} {
+	for name, dst := range map[string]*bool{"force": &c.Force, "dry-run": &c.DryRun, "json": &c.JSON, "all": &c.All, "keep": &c.Keep, "checkpoints": &c.GCCheckpoints, "times": &c.Times} {
+		if fs.Lookup(name) == nil {
+			continue
+		}
 		if *dst, err = boolSetting(v, name); err != nil {
 			problems = append(problems, err.Error())
 		}
 	}
-	if c.CheckpointInterval, err = durationSetting(v, "checkpoint-interval"); err != nil {
-		problems = append(problems, err.Error())
-	} else if c.CheckpointInterval < 0 {
-		problems = append(problems, "--checkpoint-interval: must not be negative")
+	if cmd == "run" {
+		if c.CheckpointInterval, err = durationSetting(v, "checkpoint-interval"); err != nil {
+			problems = append(problems, err.Error())
+		} else if c.CheckpointInterval < 0 {
+			problems = append(problems, "--checkpoint-interval: must not be negative")
+		}
+	}
+	c.AuditCurve, c.AuditPanel, c.AuditX = v.GetString("curve"), v.GetString("panel"), v.GetString("x")
+	c.Scratch = v.GetString("scratch")
+	switch cmd {
+	case "replay":
+		if c.Until, err = int64Setting(v, "until"); err != nil {
+			problems = append(problems, err.Error())
+		} else if c.Until < 0 {
+			problems = append(problems, fmt.Sprintf("--until (or PIPELINE_UNTIL): %d is out of range (must be >= 0)", c.Until))
+		}
+	case "verify":
+		if c.Sample, err = intSetting(v, "sample"); err != nil {
+			problems = append(problems, err.Error())
+		} else if c.Sample < 0 {
+			problems = append(problems, fmt.Sprintf("--sample (or PIPELINE_SAMPLE): %d is out of range (must be >= 1)", c.Sample))
+		}
+		if s, err := int64Setting(v, "seed"); err != nil || s < 0 {
+			problems = append(problems, fmt.Sprintf("--seed (or PIPELINE_SEED): %q is not a non-negative integer", v.GetString("seed")))
+		} else {
+			c.SampleSeed = uint64(s)
+		}
+		if c.All == (c.Sample > 0) {
+			problems = append(problems, "pipeline verify: give exactly one of --all and --sample N")
+		}
 	}
 	if c.Store == "" {
 		problems = append(problems, "--store (or PIPELINE_STORE): must not be empty")
 	}
 	switch cmd {
-	case "why", "events":
+	case "why", "events", "replay":
 		if len(c.Args) != 1 {
 			problems = append(problems, fmt.Sprintf("pipeline %s: takes exactly one TASK argument, got %d", cmd, len(c.Args)))
+		}
+	case "audit":
+		if len(c.Args) != 1 {
+			problems = append(problems, fmt.Sprintf("pipeline audit: takes exactly one FIGURE argument (a file under --figures or an artifact ID), got %d", len(c.Args)))
 		}
 	default:
 		if len(c.Args) != 0 {
@@ -147,6 +228,14 @@ func envName(flag string) string {
 func intSetting(v *viper.Viper, name string) (int, error) {
 	var n int
 	if _, err := fmt.Sscan(v.GetString(name), &n); err != nil || fmt.Sprint(n) != strings.TrimSpace(v.GetString(name)) {
+		return 0, fmt.Errorf("--%s (or %s): %q is not an integer", name, envName(name), v.GetString(name))
+	}
+	return n, nil
+}
+
+func int64Setting(v *viper.Viper, name string) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(v.GetString(name)), 10, 64)
+	if err != nil {
 		return 0, fmt.Errorf("--%s (or %s): %q is not an integer", name, envName(name), v.GetString(name))
 	}
 	return n, nil
@@ -199,6 +288,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = cmdWhy(c, stdout)
 	case "events":
 		code, err = cmdEvents(c, stdout)
+	case "audit":
+		code, err = cmdAudit(c, stdout)
+	case "replay":
+		code, err = cmdReplay(ctx, c, stdout)
+	case "verify":
+		code, err = cmdVerify(ctx, c, stdout)
+	case "gc":
+		code, err = cmdGC(c, stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "pipeline:", err)

@@ -35,6 +35,13 @@ func TestBadFlags(t *testing.T) {
 		{"unknown profile", []string{"dag", "--dag", good, "--profile", "fast"}, nil, `unknown profile "fast" (known: paper, quick, smoke)`},
 		{"unknown profile from env", []string{"dag", "--dag", good}, map[string]string{"PIPELINE_PROFILE": "nope"}, `unknown profile "nope"`},
 		{"missing dag file", []string{"run", "--dag", filepath.Join(dir, "missing.yaml"), "--store", filepath.Join(dir, "s")}, nil, "missing.yaml: cannot read"},
+		{"audit without figure", []string{"audit"}, nil, "pipeline audit: takes exactly one FIGURE argument"},
+		{"verify without all or sample", []string{"verify"}, nil, "pipeline verify: give exactly one of --all and --sample N"},
+		{"verify with both", []string{"verify", "--all", "--sample", "3"}, nil, "give exactly one of --all and --sample N"},
+		{"verify negative sample", []string{"verify", "--sample", "-2"}, nil, "--sample (or PIPELINE_SAMPLE): -2 is out of range"},
+		{"replay negative until", []string{"replay", "train/x", "--until", "-1"}, nil, "--until (or PIPELINE_UNTIL): -1 is out of range"},
+		{"replay flag on run", []string{"run", "--until", "3"}, nil, "unknown flag: --until"},
+		{"gc with argument", []string{"gc", "all"}, nil, `pipeline gc: unexpected arguments ["all"]`},
 		{"why unknown task", []string{"why", "train/nope", "--dag", good, "--store", filepath.Join(dir, "none")}, nil, "no event log at"},
 	}
 	for _, c := range cases {
