@@ -76,6 +76,9 @@ type outcome struct {
 	status status
 	output string
 	err    error
+	// damaged names an upstream task whose output the task found missing
+	// or corrupt in the store: the loop recomputes it, then retries.
+	damaged string
 }
 
 // Run executes the plan: cached tasks are reused, the rest run on up to
@@ -208,6 +211,39 @@ func (r *runner) loop() *Result {
 			}
 		}
 	}
+	byPath := map[string]*dag.Task{}
+	for _, t := range tasks {
+		byPath[t.Path] = t
+	}
+	retried := make([]bool, len(tasks))
+	// redo recomputes up, whose output t found damaged, and re-arms t (and
+	// every other pending downstream of up) to wait for it again. Once per
+	// task: a second failure is final.
+	redo := func(t *dag.Task, upPath string) bool {
+		up := byPath[upPath]
+		if up == nil || retried[t.Index] {
+			return false
+		}
+		switch r.state[up.Index] {
+		case done, cached:
+			r.state[up.Index] = pending
+			delete(r.outputs, up.Path)
+			for _, d := range down[up.Index] {
+				if d != t && r.state[d.Index] == pending {
+					waiting[d.Index]++
+				}
+			}
+			push(up)
+			r.prog.logf("%s: the output of %s is damaged in the store; recomputing it", t.Path, up.Path)
+		case pending, running: // already being recomputed for another task
+		default:
+			return false
+		}
+		retried[t.Index] = true
+		waiting[t.Index]++
+		r.state[t.Index] = pending
+		return true
+	}
 	inflight := 0
 	stopping := false
 	for {
@@ -247,6 +283,9 @@ func (r *runner) loop() *Result {
 					}
 				}
 			case failed:
+				if o.damaged != "" && r.writeError() == nil && redo(o.t, o.damaged) {
+					continue
+				}
 				res.Errors[o.t.Path] = o.err.Error()
 				if r.writeError() == nil { // else the run stops: descendants stay pending
 					skip(o.t, o.t.Path)
@@ -335,6 +374,9 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 		return o
 	}
 	o.status, o.err = failed, fmt.Errorf("%s: %w", t.Path, err)
+	if env != nil {
+		o.damaged = env.damagedInput()
+	}
 	r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "failed", Action: act.String(), Time: time.Now().UnixNano(), Error: err.Error()})
 	return o
 }
@@ -364,7 +406,7 @@ func (e *Engine) readOutputs(out string) ([]entry, error) {
 	}
 	for _, en := range es {
 		if !e.Store.Has(en.ID) {
-			return nil, fmt.Errorf("output %s: %s (%s) missing or corrupt", out, en.Name, en.ID)
+			return nil, fmt.Errorf("output %s: %s (%s) missing or corrupt: %w", out, en.Name, en.ID, store.ErrNotFound)
 		}
 	}
 	return es, nil

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -30,6 +31,23 @@ type env struct {
 	lastCkpt time.Time
 	iters    []events.Iter // iterations not yet handed to the writer
 	itersAt  time.Time     // when iters was last handed over
+
+	damaged atomic.Pointer[string] // an upstream whose output was found damaged
+}
+
+// damaged reports whether a store read failed because an entry is missing
+// or corrupt (as opposed to, say, a permission error).
+func damaged(err error) bool {
+	return errors.Is(err, store.ErrCorrupt) || errors.Is(err, store.ErrNotFound)
+}
+
+// damagedInput returns the upstream task whose output this task found
+// missing or corrupt, or "".
+func (e *env) damagedInput() string {
+	if p := e.damaged.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // Iteration events are handed to the writer in blocks: one bbolt value per
@@ -50,9 +68,12 @@ func newEnv(r *runner, t *dag.Task, act ActionID, deps map[string]string) (*env,
 		for _, up := range ups {
 			es, err := r.e.readOutputs(deps[up.Path])
 			if err != nil {
+				if damaged(err) {
+					e.damaged.Store(&up.Path)
+				}
 				return e, fmt.Errorf("input %s from %s: %w", slot, up.Path, err)
 			}
-			in := &input{st: r.e.Store, path: up.Path, coords: up.Coords, entries: map[string]entry{}}
+			in := &input{st: r.e.Store, path: up.Path, coords: up.Coords, entries: map[string]entry{}, damaged: &e.damaged}
 			for _, en := range es {
 				in.entries[en.Name] = en
 			}
@@ -253,6 +274,7 @@ type input struct {
 	path    string
 	coords  []task.Coord
 	entries map[string]entry
+	damaged *atomic.Pointer[string] // the task's: set when a read finds damage
 }
 
 func (in *input) Task() string         { return in.path }
@@ -280,7 +302,11 @@ func (in *input) Read(name string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s has no output %q (has %v)", in.path, name, in.Names())
 	}
-	return in.st.Get(en.ID)
+	b, err := in.st.Get(en.ID)
+	if err != nil && damaged(err) && in.damaged != nil {
+		in.damaged.Store(&in.path)
+	}
+	return b, err
 }
 
 func (in *input) ID(name string) string {
