@@ -36,5 +36,16 @@
 // keeps every committed batch, so once the cause is fixed a rerun resumes.
 // Corrupt artifacts are not write failures: a store entry that does not
 // hash to its ID (an output, a manifest, a checkpoint) is a cache miss and
-// is recomputed.
+// is recomputed. A damaged input found while a run is under way makes the
+// run recompute its upstream task and retry the reader (once per task).
+//
+// Provenance: Produced finds, for an output, the action, the runs that
+// executed it (segments: a start and its resumes), its transcript, streams
+// and iteration events (each resume replacing what an earlier run recorded
+// past its checkpoint). Audit (cmd/pipeline), Replay and Verify build on it:
+// Reexecute runs a recorded action again from its recorded inputs into a
+// Scratch store and log, refusing with an IdentityError when code,
+// parameters or platform changed; Replay compares the recomputed iteration
+// events bit for bit, Verify the output IDs. GC removes store entries that
+// no recorded run references.
 package pipeline
