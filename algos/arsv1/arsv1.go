@@ -1,107 +1,28 @@
 package arsv1
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"zorepro/algos"
+	"zorepro/algos/episodic"
 	"zorepro/pipeline/stream"
 )
 
-// Episodic is a finite-horizon episodic environment driven by a linear
-// policy. algos/exact declares the same interface; envs/lqr.Instance
-// satisfies both, and so should a MuJoCo environment.
-type Episodic interface {
-	// ObsDim is n, the observation dimension.
-	ObsDim() int
-	// ActDim is p, the action dimension.
-	ActDim() int
-	// Horizon is H, the number of steps of every episode (no early
-	// termination).
-	Horizon() int
-	// Rollout runs one episode of Horizon() steps from a fresh reset drawn
-	// from rng (with any other randomness of the episode, e.g. dynamics
-	// noise, also drawn from rng) under the policy a_t = W·s_t, where W is
-	// p×n row-major (W[i·n+j]) and actions are not clipped, and returns the
-	// undiscounted return Σ_t r_t.
-	//
-	// If delta is non-nil (length p), the action executed at step t
-	// (0 ≤ t < H) is W·s_t + delta instead, and s_t (the observation before
-	// acting) is copied into obs if obs is non-nil (length n); t is ignored
-	// when delta is nil.
-	//
-	// Rollout must not modify W or delta and must be safe for concurrent
-	// calls with distinct rng and obs. It returns an error when the episode
-	// cannot be completed (e.g. an unstable simulation); a numerically
-	// diverging but completed episode may instead return ±Inf or NaN.
-	// Dimension mismatches may panic.
-	Rollout(rng *rand.Rand, W []float64, t int, delta, obs []float64) (float64, error)
-}
-
-// Converger is implemented by environments with their own stop rule (the LQR
-// stationarity test, spec §5.2). Converged is called after every iteration
-// with the updated W and a stream of that iteration; it reports whether the
-// run should stop, with metrics recorded in the iteration's event.
-type Converger interface {
-	// diagnostics asks for extra, costlier metrics that never affect
-	// the result (LQR: the exact expected gradient).
-	Converged(W []float64, rng *rand.Rand, diagnostics bool) (done bool, metrics []algos.Metric, err error)
-}
-
-// Parallel calls fn(0), ..., fn(n−1), possibly concurrently, and returns the
-// error of the lowest failing index (or any of them). fn writes only to
-// index-owned slots. task.Env.Parallel, bound to a context, is one.
-type Parallel func(n int, fn func(i int) error) error
-
-// Options are execution options that do not affect results.
-type Options struct {
-	// Parallel runs the 2N rollouts of an iteration; nil runs them in index
-	// order on the calling goroutine.
-	Parallel Parallel
-}
-
-// Config holds the hyperparameters (spec §4.5, §5.4). There are no
-// defaults: every field must be set.
-type Config struct {
-	// Alpha is the ES-Adam step size α > 0.
-	Alpha float64
-	// Directions is N ≥ 1; an iteration runs 2N episodes.
-	Directions int
-	// Nu is the perturbation scale ν > 0.
-	Nu float64
-	// DiagnosticsEvery asks the environment's Converger for its
-	// diagnostics every so many iterations (0: never). They are logged
-	// only; training never reads them.
-	DiagnosticsEvery int
-}
-
-// Validate reports every invalid field at once.
-func (c Config) Validate() error {
-	var errs []error
-	pos := func(name string, v float64) {
-		if !(v > 0) || math.IsInf(v, 0) {
-			errs = append(errs, fmt.Errorf("%w: %s = %v, want finite > 0", ErrConfig, name, v))
-		}
-	}
-	pos("Alpha", c.Alpha)
-	pos("Nu", c.Nu)
-	if c.Directions < 1 {
-		errs = append(errs, fmt.Errorf("%w: Directions = %d, want ≥ 1", ErrConfig, c.Directions))
-	}
-	return errors.Join(errs...)
-}
+// Config holds the hyperparameters, those of episodic.Config (spec §4.5,
+// §5.4): an iteration runs 2N episodes. There are no defaults: every field
+// must be set. It is a type of its own so that trajectories name the method
+// (Meta).
+type Config episodic.Config
 
 // ARS is the optimizer state on one environment. It implements algos.Method.
 type ARS struct {
-	cfg  Config
-	env  Episodic
-	conv Converger // nil when env has no stop rule
+	cfg  episodic.Config
+	env  episodic.Episodic
+	conv episodic.Converger // nil when env has no stop rule
 	src  stream.Source
-	par  Parallel
-	w    []float64
-	adam *algos.ESAdam
+	par  episodic.Parallel
+	pol  *episodic.Policy // W and its ES-Adam
 
 	// scratch, reused across iterations
 	dirs          [][]float64 // ε_k
@@ -113,26 +34,26 @@ type ARS struct {
 var _ algos.Method = (*ARS)(nil)
 
 // New returns ARS at W = 0 (ActDim×ObsDim) with a fresh ES-Adam. It returns
-// an ErrConfig error for invalid hyperparameters and panics if the
+// an episodic.ErrConfig error for invalid hyperparameters and panics if the
 // environment has a non-positive dimension or horizon.
-func New(cfg Config, env Episodic, src stream.Source, opt Options) (*ARS, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+func New(cfg Config, env episodic.Episodic, src stream.Source, opt episodic.Options) (*ARS, error) {
+	c := episodic.Config(cfg)
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("arsv1: %w", err)
 	}
 	p, n, h := env.ActDim(), env.ObsDim(), env.Horizon()
 	if p < 1 || n < 1 || h < 1 {
 		panic(fmt.Sprintf("arsv1: environment with p = %d, n = %d, H = %d", p, n, h))
 	}
-	dim, N := p*n, cfg.Directions
+	dim, N := p*n, c.Directions
 	a := &ARS{
-		cfg: cfg, env: env, src: src, par: opt.Parallel,
-		w:    make([]float64, dim),
-		adam: algos.NewESAdam(dim, cfg.Alpha),
+		cfg: c, env: env, src: src, par: opt.Parallel,
+		pol:  episodic.NewPolicy(dim, c.Alpha),
 		dirs: make([][]float64, N), pols: make([][]float64, 2*N),
 		rPlus: make([]float64, N), rMinus: make([]float64, N),
 		g: make([]float64, dim),
 	}
-	a.conv, _ = env.(Converger)
+	a.conv, _ = env.(episodic.Converger)
 	for k := range a.dirs {
 		a.dirs[k] = make([]float64, dim)
 	}
@@ -154,9 +75,9 @@ func (a *ARS) Step(it int64) (algos.Stat, error) {
 		for j := range d {
 			d[j] = rng.NormFloat64()
 		}
-		Perturb(a.pols[2*k], a.pols[2*k+1], a.w, d, nu)
+		Perturb(a.pols[2*k], a.pols[2*k+1], a.pol.W, d, nu)
 	}
-	err := a.run(2*N, func(i int) error {
+	err := a.par.Run(2*N, func(i int) error {
 		k, sign := i/2, i%2
 		r, err := a.env.Rollout(a.src.Rand("episodes", uint64(it), uint64(k), uint64(sign)), a.pols[i], -1, nil, nil)
 		if err != nil {
@@ -179,15 +100,13 @@ func (a *ARS) Step(it int64) (algos.Stat, error) {
 	}
 	sigma := RewardStd(a.rPlus, a.rMinus)
 	Gradient(a.g, a.dirs, a.rPlus, a.rMinus, sigma)
-	for j, s := range a.adam.Step(a.g) {
-		a.w[j] += s
-	}
+	a.pol.Ascend(a.g)
 	st := algos.Stat{
 		Samples: 2 * int64(N) * int64(a.env.Horizon()),
 		Metrics: []algos.Metric{{Name: "train_return", Value: sum / float64(2*N)}},
 	}
 	if a.conv != nil {
-		done, ms, err := a.conv.Converged(a.w, a.src.Rand("converged", uint64(it)), a.cfg.DiagnosticsEvery > 0 && it%int64(a.cfg.DiagnosticsEvery) == 0)
+		done, ms, err := a.conv.Converged(a.pol.W, a.src.Rand("converged", uint64(it)), a.cfg.Diagnostics(it))
 		if err != nil {
 			return algos.Stat{}, fmt.Errorf("arsv1: convergence check: %w", err)
 		}
@@ -195,18 +114,6 @@ func (a *ARS) Step(it int64) (algos.Stat, error) {
 		st.Metrics = append(st.Metrics, ms...)
 	}
 	return st, nil
-}
-
-func (a *ARS) run(n int, fn func(i int) error) error {
-	if a.par != nil {
-		return a.par(n, fn)
-	}
-	for i := 0; i < n; i++ {
-		if err := fn(i); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Perturb sets plus = w + ν·dir and minus = w − ν·dir, per coordinate
@@ -281,61 +188,29 @@ func Gradient(g []float64, dirs [][]float64, rPlus, rMinus []float64, sigma floa
 }
 
 // Params returns W (read-only view), p×n row-major.
-func (a *ARS) Params() []float64 { return a.w }
+func (a *ARS) Params() []float64 { return a.pol.W }
 
 // Snapshot returns W: evaluation needs only the policy.
-func (a *ARS) Snapshot() []float64 { return a.w }
+func (a *ARS) Snapshot() []float64 { return a.pol.W }
 
 const (
 	stateMagic   = "ZAV1"
 	stateVersion = 1
 )
 
-// MarshalState encodes W and the ES-Adam state ("ZAV1", version 1).
+// MarshalState encodes W and the ES-Adam state ("ZAV1", version 1;
+// episodic.Policy.MarshalState).
 func (a *ARS) MarshalState() ([]byte, error) {
-	adam, err := a.adam.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	e := algos.NewEncoder(stateMagic, stateVersion)
-	e.Floats(a.w)
-	e.Blob(adam)
-	return e.Data(), nil
+	return a.pol.MarshalState(stateMagic, stateVersion)
 }
 
 // UnmarshalState restores a MarshalState blob whose dimensions match the
 // environment's. On error the receiver is unchanged.
 func (a *ARS) UnmarshalState(b []byte) error {
-	d := algos.NewDecoder(b, stateMagic, stateVersion)
-	w := d.Floats()
-	blob := d.Blob()
-	if err := d.Finish(); err != nil {
+	if err := a.pol.UnmarshalState(b, stateMagic, stateVersion); err != nil {
 		return fmt.Errorf("arsv1: %w", err)
 	}
-	if len(w) != len(a.w) {
-		return fmt.Errorf("arsv1: %w: state has %d weights, want %d", algos.ErrFormat, len(w), len(a.w))
-	}
-	adam, err := restoreAdam(blob, len(a.w), a.cfg.Alpha)
-	if err != nil {
-		return fmt.Errorf("arsv1: %w", err)
-	}
-	copy(a.w, w)
-	a.adam = adam
 	return nil
-}
-
-// restoreAdam decodes an ESAdam blob and checks its dimension: ESAdam's
-// encoding has a fixed size for a given dimension, so a blob over dim
-// coordinates re-encodes to the length of a fresh ESAdam of dim.
-func restoreAdam(blob []byte, dim int, alpha float64) (*algos.ESAdam, error) {
-	adam := algos.NewESAdam(dim, alpha)
-	if err := adam.UnmarshalBinary(blob); err != nil {
-		return nil, err
-	}
-	if adam.Dim() != dim {
-		return nil, fmt.Errorf("%w: ES-Adam state of another dimension (want %d)", algos.ErrFormat, dim)
-	}
-	return adam, nil
 }
 
 // SetParallel implements algos.Parallelizer.

@@ -1,47 +1,31 @@
 package arsv1
 
 import (
-	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"testing"
 
 	"zorepro/algos"
 	"zorepro/algos/algostest"
+	"zorepro/algos/episodic"
+	"zorepro/algos/episodic/episodictest"
 	"zorepro/envs/lqr"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
 
-var (
-	_ Episodic  = (*lqr.Instance)(nil)
-	_ Converger = (*lqr.Instance)(nil)
-)
-
 func testSource() stream.Source { return stream.New(53307867, "test/algos/arsv1", nil) }
 
-// goroutines is a Parallel that runs every index on its own goroutine and
-// returns the error of the lowest failing index.
-func goroutines(n int, fn func(i int) error) error {
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = fn(i)
-		}()
+// mustNew is New with Options{Parallel: par}, failing t on error.
+func mustNew(t testing.TB, cfg Config, env episodic.Episodic, src stream.Source, par episodic.Parallel) *ARS {
+	t.Helper()
+	m, err := New(cfg, env, src, episodic.Options{Parallel: par})
+	if err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return m
 }
 
 // fake is a tiny episodic environment: p×n policy, horizon h; the return
@@ -66,18 +50,6 @@ func (f *fake) Rollout(rng *rand.Rand, W []float64, _ int, _, _ []float64) (floa
 		}
 	}
 	return r + rng.NormFloat64(), nil
-}
-
-// stopper adds a Converger to fake: done at iteration stopAt (counted by
-// calls), reporting the first draw of the rng it was given.
-type stopper struct {
-	fake
-	calls, stopAt int
-}
-
-func (s *stopper) Converged(W []float64, rng *rand.Rand, diagnostics bool) (bool, []algos.Metric, error) {
-	s.calls++
-	return s.calls == s.stopAt, []algos.Metric{{Name: "probe", Value: rng.Float64()}}, nil
 }
 
 // TestRewardStdHand: r⁺ = [2, 2], r⁻ = [−2, −2] have mean 0 and
@@ -150,10 +122,7 @@ func TestStepComposition(t *testing.T) {
 	env := &fake{p: 2, n: 3, h: 7}
 	cfg := Config{Alpha: 0.05, Directions: 3, Nu: 0.2}
 	src := testSource()
-	a, err := New(cfg, env, src, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustNew(t, cfg, env, src, nil)
 	w := make([]float64, 6)
 	adam := algos.NewESAdam(6, cfg.Alpha)
 	for it := int64(1); it <= 2; it++ {
@@ -195,10 +164,7 @@ func TestStepComposition(t *testing.T) {
 // by about ±α (ES-Adam, spec §1).
 func TestFirstStepAlpha(t *testing.T) {
 	const alpha = 0.03
-	a, err := New(Config{Alpha: alpha, Directions: 4, Nu: 0.1}, &fake{p: 2, n: 5, h: 3}, testSource(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustNew(t, Config{Alpha: alpha, Directions: 4, Nu: 0.1}, &fake{p: 2, n: 5, h: 3}, testSource(), nil)
 	if _, err := a.Step(1); err != nil {
 		t.Fatal(err)
 	}
@@ -210,75 +176,39 @@ func TestFirstStepAlpha(t *testing.T) {
 }
 
 // TestConverger: the hook gets src.Rand("converged", it), its metrics are
-// appended, and Done ends the driver's run at that iteration.
+// appended, and Done ends the driver's run at that iteration (the third,
+// after 3·2·2·5 samples).
 func TestConverger(t *testing.T) {
-	env := &stopper{fake: fake{p: 1, n: 2, h: 5}, stopAt: 3}
+	env := &episodictest.Stopper{Episodic: &fake{p: 1, n: 2, h: 5}, StopAt: 3}
 	src := testSource()
-	a, err := New(Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, src, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &algostest.MemRecorder{}
-	traj, err := algos.Run(context.Background(), a, algos.Budget{Samples: 1e6}, algos.Schedule{Every: 1}, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(traj.Points); n != 3 || traj.Points[2].Samples != 3*2*2*5 {
-		t.Fatalf("run stopped after %d points (%+v), want 3 iterations, 60 samples", n, traj.Points[n-1])
-	}
-	for _, ev := range rec.Events {
-		want := src.Rand("converged", uint64(ev.Iteration)).Float64()
-		if len(ev.Metrics) != 2 || ev.Metrics[1] != (algos.Metric{Name: "probe", Value: want}) {
-			t.Fatalf("iteration %d metrics %v, want probe %v", ev.Iteration, ev.Metrics, want)
-		}
-	}
+	a := mustNew(t, Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, src, nil)
+	episodictest.CheckConverger(t, a, src, 3, 3*2*2*5)
 }
 
 // TestRolloutError: a failing episode fails the Step with the error wrapped
 // (serial and parallel), and W is unchanged.
 func TestRolloutError(t *testing.T) {
 	boom := &fake{p: 1, n: 2, h: 5, fail: func(W []float64) bool { return W[0] < 0 }}
-	for _, par := range []Parallel{nil, goroutines} {
-		a, _ := New(Config{Alpha: 0.01, Directions: 3, Nu: 0.1}, boom, testSource(), Options{Parallel: par})
-		_, err := a.Step(1)
-		if err == nil || !slices.Equal(a.Params(), []float64{0, 0}) {
-			t.Fatalf("err = %v, W = %v", err, a.Params())
-		}
-		t.Log(err)
-	}
+	episodictest.CheckRolloutError(t, func(par episodic.Parallel) algos.Method {
+		return mustNew(t, Config{Alpha: 0.01, Directions: 3, Nu: 0.1}, boom, testSource(), par)
+	}, []float64{0, 0})
 }
 
 // lqrEnv is a small LQR instance; tol decides whether the stationarity
 // stop can fire.
 func lqrEnv(t testing.TB, n, h int, c, tol float64) *lqr.Instance {
-	t.Helper()
-	in, err := lqr.Generate(n, h, c, tol, testSource().Rand("x0star"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
+	return episodictest.LQR(t, n, h, c, tol, testSource().Rand("x0star"))
 }
 
 // TestParallelSameBits: serial and goroutine-parallel rollouts give the
-// same events (digests of W and metrics) bit for bit; run with -cpu=1,4.
+// same events (digests of W and metrics) bit for bit over 5 iterations;
+// run with -cpu=1,4.
 func TestParallelSameBits(t *testing.T) {
 	env := lqrEnv(t, 100, 100, 0.01, 1e-12)
 	cfg := Config{Alpha: 3e-3, Directions: 10, Nu: 0.05}
-	run := func(par Parallel) []algos.Event {
-		a, err := New(cfg, env, testSource(), Options{Parallel: par})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := &algostest.MemRecorder{}
-		if _, err := algos.Run(context.Background(), a, algos.Budget{Samples: 5 * 2000}, algos.Schedule{Every: 1}, rec); err != nil {
-			t.Fatal(err)
-		}
-		return rec.Events
-	}
-	serial, par := run(nil), run(goroutines)
-	if len(serial) != 5 || !algostest.SameEvents(serial, par) {
-		t.Fatalf("parallel events differ from serial:\n%v\n%v", serial, par)
-	}
+	episodictest.CheckParallelSameBits(t, func(par episodic.Parallel) algos.Method {
+		return mustNew(t, cfg, env, testSource(), par)
+	}, algos.Budget{Samples: 5 * 2000}, 5)
 }
 
 // TestResume: interrupting and resuming from checkpoints reproduces the
@@ -287,11 +217,7 @@ func TestResume(t *testing.T) {
 	env := lqrEnv(t, 10, 20, 0.05, 1e-12)
 	cfg := Config{Alpha: 0.01, Directions: 3, Nu: 0.05}
 	newMethod := func() algos.Method {
-		a, err := New(cfg, env, testSource(), Options{Parallel: goroutines})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
+		return mustNew(t, cfg, env, testSource(), episodictest.Goroutines)
 	}
 	_, events := algostest.CheckResume(t, newMethod, algos.Budget{Samples: 15 * 2 * 3 * 20}, algos.Schedule{Every: 4}, []int64{1, 6, 12})
 	if len(events) != 15 {
@@ -299,38 +225,14 @@ func TestResume(t *testing.T) {
 	}
 }
 
+// TestUnmarshalStateErrors: W is 1×3; the bad blob has an ES-Adam over 5
+// coordinates.
 func TestUnmarshalStateErrors(t *testing.T) {
 	env := &fake{p: 1, n: 3, h: 2}
-	a, _ := New(Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, testSource(), Options{})
-	a.Step(1)
-	st, err := a.MarshalState()
-	if err != nil {
-		t.Fatal(err)
+	newARS := func(env episodic.Episodic) *ARS {
+		return mustNew(t, Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, testSource(), nil)
 	}
-	other, _ := New(Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, &fake{p: 1, n: 4, h: 2}, testSource(), Options{})
-	if err := other.UnmarshalState(st); !errors.Is(err, algos.ErrFormat) {
-		t.Errorf("other dimension: err = %v", err)
-	}
-	// Right W length, ES-Adam of another dimension.
-	bad := algos.NewEncoder(stateMagic, stateVersion)
-	bad.Floats(make([]float64, 3))
-	blob, _ := algos.NewESAdam(5, 0.01).MarshalBinary()
-	bad.Blob(blob)
-	b, _ := New(Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, testSource(), Options{})
-	if err := b.UnmarshalState(bad.Data()); !errors.Is(err, algos.ErrFormat) {
-		t.Errorf("ES-Adam dimension: err = %v", err)
-	}
-	for i := 0; i < len(st); i++ {
-		if err := b.UnmarshalState(st[:i]); err == nil {
-			t.Fatalf("truncated at %d accepted", i)
-		}
-	}
-	if !slices.Equal(b.Params(), []float64{0, 0, 0}) {
-		t.Fatal("failed restores changed W")
-	}
-	if err := b.UnmarshalState(st); err != nil || !slices.Equal(b.Params(), a.Params()) {
-		t.Fatalf("restore: %v", err)
-	}
+	episodictest.CheckStateErrors(t, newARS(env), newARS(env), newARS(&fake{p: 1, n: 4, h: 2}), stateMagic, stateVersion, 5)
 }
 
 func TestFactory(t *testing.T) {
@@ -355,7 +257,7 @@ func TestFactory(t *testing.T) {
 	if err != nil || len(m.Params()) != 100 {
 		t.Fatalf("New: %v", err)
 	}
-	if _, err := New(Config{Alpha: math.Inf(1), Directions: 1, Nu: 1}, &fake{p: 1, n: 1, h: 1}, testSource(), Options{}); !errors.Is(err, ErrConfig) {
+	if _, err := New(Config{Alpha: math.Inf(1), Directions: 1, Nu: 1}, &fake{p: 1, n: 1, h: 1}, testSource(), episodic.Options{}); !errors.Is(err, episodic.ErrConfig) {
 		t.Fatalf("infinite alpha: %v", err)
 	}
 }
@@ -413,10 +315,7 @@ func TestEstimatorAscends(t *testing.T) {
 // N = 10: 2000 environment steps plus the stationarity check), serial.
 func BenchmarkARSIterationLQR(b *testing.B) {
 	env := lqrEnv(b, 100, 100, 0.01, 1e-12)
-	a, err := New(Config{Alpha: 3e-3, Directions: 10, Nu: 0.05}, env, testSource(), Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	a := mustNew(b, Config{Alpha: 3e-3, Directions: 10, Nu: 0.05}, env, testSource(), nil)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := a.Step(int64(i + 1)); err != nil {
@@ -430,10 +329,7 @@ func BenchmarkARSIterationLQR(b *testing.B) {
 // rollouts.
 func BenchmarkARSIterationLQRParallel(b *testing.B) {
 	env := lqrEnv(b, 100, 100, 0.01, 1e-12)
-	a, err := New(Config{Alpha: 3e-3, Directions: 10, Nu: 0.05}, env, testSource(), Options{Parallel: goroutines})
-	if err != nil {
-		b.Fatal(err)
-	}
+	a := mustNew(b, Config{Alpha: 3e-3, Directions: 10, Nu: 0.05}, env, testSource(), episodictest.Goroutines)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := a.Step(int64(i + 1)); err != nil {

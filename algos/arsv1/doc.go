@@ -16,16 +16,17 @@
 //
 // It consumes 2·N·H environment steps. Each rollout starts from its own
 // fresh reset drawn from its own stream, so the 2N rollouts may run in
-// parallel (Options.Parallel) with results bit-identical to a serial run:
+// parallel (episodic.Options) with results bit-identical to a serial run:
 // every rollout writes only its own slot, and σ, g and the reported mean
 // return are reduced in index order (R⁺_0, R⁻_0, R⁺_1, ...) afterwards.
 //
-// If the environment also implements Converger, Step calls it after the
-// update with the new W and src.Rand("converged", it), appends its metrics
-// and sets Stat.Done when it reports convergence: that is the LQR
+// If the environment also implements episodic.Converger, Step calls it
+// after the update with the new W and src.Rand("converged", it), appends its
+// metrics and sets Stat.Done when it reports convergence: that is the LQR
 // stationarity stop of §5.2. The sample budget is the driver's (algos.Run).
 //
-// The environment interface (Episodic) is declared here, by its consumer;
-// algos/exact declares an identical one, so an environment written once
-// (envs/lqr, later MuJoCo) serves both.
+// The environment interface (episodic.Episodic), the hyperparameters
+// (episodic.Config) and the state W with its ES-Adam (episodic.Policy) are
+// shared with algos/exact through algos/episodic, so an environment written
+// once (envs/lqr, envs/mujoco) serves both.
 package arsv1

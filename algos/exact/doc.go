@@ -20,15 +20,17 @@
 //	W += ESAdam.Step(G)
 //
 // It consumes N·H environment steps. No baseline is subtracted: R_k
-// multiplies ε_k raw (§4.3). Rollouts may run in parallel (Options.Parallel)
+// multiplies ε_k raw (§4.3). Rollouts may run in parallel (episodic.Options)
 // with results bit-identical to a serial run; every reduction runs in index
 // order afterwards.
 //
-// If the environment also implements Converger, Step calls it after the
-// update with the new W and src.Rand("converged", it), appends its metrics
-// and sets Stat.Done when it reports convergence (the LQR stationarity stop,
-// §5.2).
+// If the environment also implements episodic.Converger, Step calls it after
+// the update with the new W and src.Rand("converged", it), appends its
+// metrics and sets Stat.Done when it reports convergence (the LQR
+// stationarity stop, §5.2).
 //
-// The environment interface (Episodic) is declared here, by its consumer,
-// identical to the one of algos/arsv1, so one environment serves both.
+// The environment interface (episodic.Episodic), the hyperparameters
+// (episodic.Config) and the state W with its ES-Adam (episodic.Policy) are
+// shared with algos/arsv1 through algos/episodic, so one environment serves
+// both.
 package exact

@@ -1,96 +1,30 @@
 package exact
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"zorepro/algos"
+	"zorepro/algos/episodic"
 	"zorepro/pipeline/stream"
 )
 
-// Episodic is a finite-horizon episodic environment driven by a linear
-// policy. It is the same interface as arsv1.Episodic (see there for the
-// full contract); envs/lqr.Instance satisfies both.
-type Episodic interface {
-	// ObsDim is n, the observation dimension.
-	ObsDim() int
-	// ActDim is p, the action dimension.
-	ActDim() int
-	// Horizon is H, the number of steps of every episode.
-	Horizon() int
-	// Rollout runs one episode from a fresh reset drawn from rng under
-	// a_t = W·s_t (W p×n row-major, unclipped) and returns its return. If
-	// delta is non-nil (length p) the action at step t is W·s_t + delta and
-	// s_t is copied into obs (length n, if non-nil). It must be safe for
-	// concurrent calls with distinct rng and obs, and returns an error when
-	// the episode cannot be completed.
-	Rollout(rng *rand.Rand, W []float64, t int, delta, obs []float64) (float64, error)
-}
-
-// Converger is implemented by environments with their own stop rule (the LQR
-// stationarity test, spec §5.2); see arsv1.Converger.
-type Converger interface {
-	// diagnostics asks for extra, costlier metrics that never affect
-	// the result (LQR: the exact expected gradient).
-	Converged(W []float64, rng *rand.Rand, diagnostics bool) (done bool, metrics []algos.Metric, err error)
-}
-
-// Parallel calls fn(0), ..., fn(n−1), possibly concurrently, and returns the
-// error of the lowest failing index (or any of them). fn writes only to
-// index-owned slots.
-type Parallel func(n int, fn func(i int) error) error
-
-// Options are execution options that do not affect results.
-type Options struct {
-	// Parallel runs the N rollouts of an iteration; nil runs them in index
-	// order on the calling goroutine.
-	Parallel Parallel
-}
-
-// Config holds the hyperparameters (spec §4.5, §5.4). There are no
-// defaults: every field must be set.
-type Config struct {
-	// Alpha is the ES-Adam step size α > 0.
-	Alpha float64
-	// Directions is N ≥ 1; an iteration runs N episodes.
-	Directions int
-	// Nu is the perturbation scale ν > 0.
-	Nu float64
-	// DiagnosticsEvery asks the environment's Converger for its
-	// diagnostics every so many iterations (0: never). They are logged
-	// only; training never reads them.
-	DiagnosticsEvery int
-}
-
-// Validate reports every invalid field at once.
-func (c Config) Validate() error {
-	var errs []error
-	pos := func(name string, v float64) {
-		if !(v > 0) || math.IsInf(v, 0) {
-			errs = append(errs, fmt.Errorf("%w: %s = %v, want finite > 0", ErrConfig, name, v))
-		}
-	}
-	pos("Alpha", c.Alpha)
-	pos("Nu", c.Nu)
-	if c.Directions < 1 {
-		errs = append(errs, fmt.Errorf("%w: Directions = %d, want ≥ 1", ErrConfig, c.Directions))
-	}
-	return errors.Join(errs...)
-}
+// Config holds the hyperparameters, those of episodic.Config (spec §4.5,
+// §5.4): an iteration runs N episodes. There are no defaults: every field
+// must be set. It is a type of its own so that trajectories name the method
+// (Meta).
+type Config episodic.Config
 
 // ExAct is the optimizer state on one environment. It implements
 // algos.Method.
 type ExAct struct {
-	cfg  Config
-	env  Episodic
-	conv Converger // nil when env has no stop rule
+	cfg  episodic.Config
+	env  episodic.Episodic
+	conv episodic.Converger // nil when env has no stop rule
 	src  stream.Source
-	par  Parallel
+	par  episodic.Parallel
 	p, n int
-	w    []float64
-	adam *algos.ESAdam
+	pol  *episodic.Policy // W and its ES-Adam
 
 	// scratch, reused across iterations
 	eps, delta, obs [][]float64 // ε_k, ν·ε_k, s_k
@@ -102,26 +36,26 @@ type ExAct struct {
 var _ algos.Method = (*ExAct)(nil)
 
 // New returns ExAct at W = 0 (ActDim×ObsDim) with a fresh ES-Adam. It
-// returns an ErrConfig error for invalid hyperparameters and panics if the
-// environment has a non-positive dimension or horizon.
-func New(cfg Config, env Episodic, src stream.Source, opt Options) (*ExAct, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
+// returns an episodic.ErrConfig error for invalid hyperparameters and panics
+// if the environment has a non-positive dimension or horizon.
+func New(cfg Config, env episodic.Episodic, src stream.Source, opt episodic.Options) (*ExAct, error) {
+	c := episodic.Config(cfg)
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("exact: %w", err)
 	}
 	p, n, h := env.ActDim(), env.ObsDim(), env.Horizon()
 	if p < 1 || n < 1 || h < 1 {
 		panic(fmt.Sprintf("exact: environment with p = %d, n = %d, H = %d", p, n, h))
 	}
-	N := cfg.Directions
+	N := c.Directions
 	e := &ExAct{
-		cfg: cfg, env: env, src: src, par: opt.Parallel, p: p, n: n,
-		w:    make([]float64, p*n),
-		adam: algos.NewESAdam(p*n, cfg.Alpha),
-		eps:  make([][]float64, N), delta: make([][]float64, N), obs: make([][]float64, N),
+		cfg: c, env: env, src: src, par: opt.Parallel, p: p, n: n,
+		pol: episodic.NewPolicy(p*n, c.Alpha),
+		eps: make([][]float64, N), delta: make([][]float64, N), obs: make([][]float64, N),
 		steps: make([]int, N), rets: make([]float64, N),
 		g: make([]float64, p*n),
 	}
-	e.conv, _ = env.(Converger)
+	e.conv, _ = env.(episodic.Converger)
 	for k := 0; k < N; k++ {
 		e.eps[k] = make([]float64, p)
 		e.delta[k] = make([]float64, p)
@@ -137,14 +71,14 @@ func New(cfg Config, env Episodic, src stream.Source, opt Options) (*ExAct, erro
 // error (W unchanged if a rollout failed).
 func (e *ExAct) Step(it int64) (algos.Stat, error) {
 	N, h := e.cfg.Directions, e.env.Horizon()
-	err := e.run(N, func(k int) error {
+	err := e.par.Run(N, func(k int) error {
 		e.steps[k] = e.src.Rand("timesteps", uint64(it), uint64(k)).IntN(h)
 		rng := e.src.Rand("directions", uint64(it), uint64(k))
 		for i := range e.eps[k] {
 			e.eps[k][i] = rng.NormFloat64()
 			e.delta[k][i] = e.cfg.Nu * e.eps[k][i]
 		}
-		r, err := e.env.Rollout(e.src.Rand("episodes", uint64(it), uint64(k)), e.w, e.steps[k], e.delta[k], e.obs[k])
+		r, err := e.env.Rollout(e.src.Rand("episodes", uint64(it), uint64(k)), e.pol.W, e.steps[k], e.delta[k], e.obs[k])
 		if err != nil {
 			return fmt.Errorf("exact: direction %d (perturbed step %d): %w", k, e.steps[k], err)
 		}
@@ -160,15 +94,13 @@ func (e *ExAct) Step(it int64) (algos.Stat, error) {
 	}
 	sigma := RewardStd(e.rets)
 	Gradient(e.g, e.eps, e.obs, e.rets, sigma)
-	for j, s := range e.adam.Step(e.g) {
-		e.w[j] += s
-	}
+	e.pol.Ascend(e.g)
 	st := algos.Stat{
 		Samples: int64(N) * int64(h),
 		Metrics: []algos.Metric{{Name: "train_return", Value: sum / float64(N)}},
 	}
 	if e.conv != nil {
-		done, ms, err := e.conv.Converged(e.w, e.src.Rand("converged", uint64(it)), e.cfg.DiagnosticsEvery > 0 && it%int64(e.cfg.DiagnosticsEvery) == 0)
+		done, ms, err := e.conv.Converged(e.pol.W, e.src.Rand("converged", uint64(it)), e.cfg.Diagnostics(it))
 		if err != nil {
 			return algos.Stat{}, fmt.Errorf("exact: convergence check: %w", err)
 		}
@@ -176,18 +108,6 @@ func (e *ExAct) Step(it int64) (algos.Stat, error) {
 		st.Metrics = append(st.Metrics, ms...)
 	}
 	return st, nil
-}
-
-func (e *ExAct) run(n int, fn func(i int) error) error {
-	if e.par != nil {
-		return e.par(n, fn)
-	}
-	for i := 0; i < n; i++ {
-		if err := fn(i); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // RewardStd returns σ, the population standard deviation of the 2N numbers
@@ -253,49 +173,28 @@ func Gradient(G []float64, eps, obs [][]float64, rets []float64, sigma float64) 
 }
 
 // Params returns W (read-only view), p×n row-major.
-func (e *ExAct) Params() []float64 { return e.w }
+func (e *ExAct) Params() []float64 { return e.pol.W }
 
 // Snapshot returns W: evaluation needs only the policy.
-func (e *ExAct) Snapshot() []float64 { return e.w }
+func (e *ExAct) Snapshot() []float64 { return e.pol.W }
 
 const (
 	stateMagic   = "ZEXA"
 	stateVersion = 1
 )
 
-// MarshalState encodes W and the ES-Adam state ("ZEXA", version 1).
+// MarshalState encodes W and the ES-Adam state ("ZEXA", version 1;
+// episodic.Policy.MarshalState).
 func (e *ExAct) MarshalState() ([]byte, error) {
-	adam, err := e.adam.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	enc := algos.NewEncoder(stateMagic, stateVersion)
-	enc.Floats(e.w)
-	enc.Blob(adam)
-	return enc.Data(), nil
+	return e.pol.MarshalState(stateMagic, stateVersion)
 }
 
 // UnmarshalState restores a MarshalState blob whose dimensions match the
 // environment's. On error the receiver is unchanged.
 func (e *ExAct) UnmarshalState(b []byte) error {
-	d := algos.NewDecoder(b, stateMagic, stateVersion)
-	w := d.Floats()
-	blob := d.Blob()
-	if err := d.Finish(); err != nil {
+	if err := e.pol.UnmarshalState(b, stateMagic, stateVersion); err != nil {
 		return fmt.Errorf("exact: %w", err)
 	}
-	if len(w) != len(e.w) {
-		return fmt.Errorf("exact: %w: state has %d weights, want %d", algos.ErrFormat, len(w), len(e.w))
-	}
-	adam := algos.NewESAdam(len(e.w), e.cfg.Alpha)
-	if err := adam.UnmarshalBinary(blob); err != nil {
-		return fmt.Errorf("exact: %w", err)
-	}
-	if adam.Dim() != len(e.w) {
-		return fmt.Errorf("exact: %w: ES-Adam state of another dimension (want %d)", algos.ErrFormat, len(e.w))
-	}
-	copy(e.w, w)
-	e.adam = adam
 	return nil
 }
 

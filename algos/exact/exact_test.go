@@ -1,47 +1,31 @@
 package exact
 
 import (
-	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"testing"
 
 	"zorepro/algos"
 	"zorepro/algos/algostest"
+	"zorepro/algos/episodic"
+	"zorepro/algos/episodic/episodictest"
 	"zorepro/envs/lqr"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
 
-var (
-	_ Episodic  = (*lqr.Instance)(nil)
-	_ Converger = (*lqr.Instance)(nil)
-)
-
 func testSource() stream.Source { return stream.New(97554704, "test/algos/exact", nil) }
 
-// goroutines is a Parallel that runs every index on its own goroutine and
-// returns the error of the lowest failing index.
-func goroutines(n int, fn func(i int) error) error {
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = fn(i)
-		}()
+// mustNew is New with Options{Parallel: par}, failing t on error.
+func mustNew(t testing.TB, cfg Config, env episodic.Episodic, src stream.Source, par episodic.Parallel) *ExAct {
+	t.Helper()
+	m, err := New(cfg, env, src, episodic.Options{Parallel: par})
+	if err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return m
 }
 
 // fake is a tiny episodic environment: the reset s_0 is n normals from rng
@@ -81,16 +65,6 @@ func (f *fake) Rollout(rng *rand.Rand, W []float64, t int, delta, obs []float64)
 		}
 	}
 	return r + rng.NormFloat64(), nil
-}
-
-type stopper struct {
-	fake
-	calls, stopAt int
-}
-
-func (s *stopper) Converged(W []float64, rng *rand.Rand, diagnostics bool) (bool, []algos.Metric, error) {
-	s.calls++
-	return s.calls == s.stopAt, []algos.Metric{{Name: "probe", Value: rng.Float64()}}, nil
 }
 
 // TestRewardStdHand: the N one-point placeholders count as zeros.
@@ -151,10 +125,7 @@ func TestStepComposition(t *testing.T) {
 	env := &fake{p: 2, n: 3, h: 7}
 	cfg := Config{Alpha: 0.05, Directions: 3, Nu: 0.2}
 	src := testSource()
-	e, err := New(cfg, env, src, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := mustNew(t, cfg, env, src, nil)
 	w := make([]float64, 6)
 	adam := algos.NewESAdam(6, cfg.Alpha)
 	for it := int64(1); it <= 2; it++ {
@@ -192,10 +163,7 @@ func TestStepComposition(t *testing.T) {
 // by about ±α.
 func TestFirstStepAlpha(t *testing.T) {
 	const alpha = 0.003
-	e, err := New(Config{Alpha: alpha, Directions: 5, Nu: 0.1}, &fake{p: 2, n: 4, h: 6}, testSource(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := mustNew(t, Config{Alpha: alpha, Directions: 5, Nu: 0.1}, &fake{p: 2, n: 4, h: 6}, testSource(), nil)
 	if _, err := e.Step(1); err != nil {
 		t.Fatal(err)
 	}
@@ -222,73 +190,36 @@ func TestTimestepsUniform(t *testing.T) {
 }
 
 // TestConverger: the hook gets src.Rand("converged", it), its metrics are
-// appended, and Done ends the driver's run at that iteration.
+// appended, and Done ends the driver's run at that iteration (the fourth,
+// after 4·2·5 samples).
 func TestConverger(t *testing.T) {
-	env := &stopper{fake: fake{p: 1, n: 2, h: 5}, stopAt: 4}
+	env := &episodictest.Stopper{Episodic: &fake{p: 1, n: 2, h: 5}, StopAt: 4}
 	src := testSource()
-	e, err := New(Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, src, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &algostest.MemRecorder{}
-	traj, err := algos.Run(context.Background(), e, algos.Budget{Samples: 1e6}, algos.Schedule{Every: 1}, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(traj.Points); n != 4 || traj.Points[3].Samples != 4*2*5 {
-		t.Fatalf("run stopped after %d points (%+v), want 4 iterations, 40 samples", n, traj.Points[n-1])
-	}
-	for _, ev := range rec.Events {
-		want := src.Rand("converged", uint64(ev.Iteration)).Float64()
-		if len(ev.Metrics) != 2 || ev.Metrics[1] != (algos.Metric{Name: "probe", Value: want}) {
-			t.Fatalf("iteration %d metrics %v, want probe %v", ev.Iteration, ev.Metrics, want)
-		}
-	}
+	e := mustNew(t, Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, src, nil)
+	episodictest.CheckConverger(t, e, src, 4, 4*2*5)
 }
 
 // TestRolloutError: a failing episode fails the Step (serial and
 // parallel), and W is unchanged.
 func TestRolloutError(t *testing.T) {
 	boom := &fake{p: 1, n: 2, h: 5, fail: func([]float64) bool { return true }}
-	for _, par := range []Parallel{nil, goroutines} {
-		e, _ := New(Config{Alpha: 0.01, Directions: 3, Nu: 0.1}, boom, testSource(), Options{Parallel: par})
-		_, err := e.Step(1)
-		if err == nil || !slices.Equal(e.Params(), []float64{0, 0}) {
-			t.Fatalf("err = %v, W = %v", err, e.Params())
-		}
-		t.Log(err)
-	}
+	episodictest.CheckRolloutError(t, func(par episodic.Parallel) algos.Method {
+		return mustNew(t, Config{Alpha: 0.01, Directions: 3, Nu: 0.1}, boom, testSource(), par)
+	}, []float64{0, 0})
 }
 
 func lqrEnv(t testing.TB, n, h int, c, tol float64) *lqr.Instance {
-	t.Helper()
-	in, err := lqr.Generate(n, h, c, tol, testSource().Rand("x0star"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
+	return episodictest.LQR(t, n, h, c, tol, testSource().Rand("x0star"))
 }
 
 // TestParallelSameBits: serial and goroutine-parallel rollouts give the
-// same events bit for bit; run with -cpu=1,4.
+// same events bit for bit over 8 iterations; run with -cpu=1,4.
 func TestParallelSameBits(t *testing.T) {
 	env := lqrEnv(t, 100, 100, 0.01, 1e-12)
 	cfg := Config{Alpha: 3e-3, Directions: 10, Nu: 0.05}
-	run := func(par Parallel) []algos.Event {
-		e, err := New(cfg, env, testSource(), Options{Parallel: par})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := &algostest.MemRecorder{}
-		if _, err := algos.Run(context.Background(), e, algos.Budget{Samples: 8 * 1000}, algos.Schedule{Every: 1}, rec); err != nil {
-			t.Fatal(err)
-		}
-		return rec.Events
-	}
-	serial, par := run(nil), run(goroutines)
-	if len(serial) != 8 || !algostest.SameEvents(serial, par) {
-		t.Fatalf("parallel events differ from serial:\n%v\n%v", serial, par)
-	}
+	episodictest.CheckParallelSameBits(t, func(par episodic.Parallel) algos.Method {
+		return mustNew(t, cfg, env, testSource(), par)
+	}, algos.Budget{Samples: 8 * 1000}, 8)
 }
 
 // TestResume: interrupting and resuming from checkpoints reproduces the
@@ -297,11 +228,7 @@ func TestResume(t *testing.T) {
 	env := lqrEnv(t, 10, 20, 0.05, 1e-12)
 	cfg := Config{Alpha: 0.01, Directions: 3, Nu: 0.05}
 	newMethod := func() algos.Method {
-		e, err := New(cfg, env, testSource(), Options{Parallel: goroutines})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
+		return mustNew(t, cfg, env, testSource(), episodictest.Goroutines)
 	}
 	_, events := algostest.CheckResume(t, newMethod, algos.Budget{Samples: 15 * 3 * 20}, algos.Schedule{Every: 4}, []int64{1, 6, 12})
 	if len(events) != 15 {
@@ -309,37 +236,13 @@ func TestResume(t *testing.T) {
 	}
 }
 
+// TestUnmarshalStateErrors: W is 1×3 (the other method's 2×3); the bad blob
+// has an ES-Adam over 4 coordinates.
 func TestUnmarshalStateErrors(t *testing.T) {
-	cfg := Config{Alpha: 0.01, Directions: 2, Nu: 0.1}
-	a, _ := New(cfg, &fake{p: 1, n: 3, h: 2}, testSource(), Options{})
-	a.Step(1)
-	st, err := a.MarshalState()
-	if err != nil {
-		t.Fatal(err)
+	newExAct := func(env episodic.Episodic) *ExAct {
+		return mustNew(t, Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, testSource(), nil)
 	}
-	other, _ := New(cfg, &fake{p: 2, n: 3, h: 2}, testSource(), Options{})
-	if err := other.UnmarshalState(st); !errors.Is(err, algos.ErrFormat) {
-		t.Errorf("other dimension: err = %v", err)
-	}
-	bad := algos.NewEncoder(stateMagic, stateVersion)
-	bad.Floats(make([]float64, 3))
-	blob, _ := algos.NewESAdam(4, 0.01).MarshalBinary()
-	bad.Blob(blob)
-	b, _ := New(cfg, &fake{p: 1, n: 3, h: 2}, testSource(), Options{})
-	if err := b.UnmarshalState(bad.Data()); !errors.Is(err, algos.ErrFormat) {
-		t.Errorf("ES-Adam dimension: err = %v", err)
-	}
-	for i := 0; i < len(st); i++ {
-		if err := b.UnmarshalState(st[:i]); err == nil {
-			t.Fatalf("truncated at %d accepted", i)
-		}
-	}
-	if !slices.Equal(b.Params(), []float64{0, 0, 0}) {
-		t.Fatal("failed restores changed W")
-	}
-	if err := b.UnmarshalState(st); err != nil || !slices.Equal(b.Params(), a.Params()) {
-		t.Fatalf("restore: %v", err)
-	}
+	episodictest.CheckStateErrors(t, newExAct(&fake{p: 1, n: 3, h: 2}), newExAct(&fake{p: 1, n: 3, h: 2}), newExAct(&fake{p: 2, n: 3, h: 2}), stateMagic, stateVersion, 4)
 }
 
 func TestFactory(t *testing.T) {
@@ -364,7 +267,7 @@ func TestFactory(t *testing.T) {
 	if err != nil || len(m.Params()) != 100 {
 		t.Fatalf("New: %v", err)
 	}
-	if _, err := New(Config{Alpha: 1, Directions: 1, Nu: math.NaN()}, &fake{p: 1, n: 1, h: 1}, testSource(), Options{}); !errors.Is(err, ErrConfig) {
+	if _, err := New(Config{Alpha: 1, Directions: 1, Nu: math.NaN()}, &fake{p: 1, n: 1, h: 1}, testSource(), episodic.Options{}); !errors.Is(err, episodic.ErrConfig) {
 		t.Fatalf("NaN nu: %v", err)
 	}
 }
@@ -413,10 +316,7 @@ func TestEstimatorAscends(t *testing.T) {
 // check), serial.
 func BenchmarkExActIterationLQR(b *testing.B) {
 	env := lqrEnv(b, 100, 100, 0.01, 1e-12)
-	e, err := New(Config{Alpha: 3e-3, Directions: 10, Nu: 0.05}, env, testSource(), Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	e := mustNew(b, Config{Alpha: 3e-3, Directions: 10, Nu: 0.05}, env, testSource(), nil)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := e.Step(int64(i + 1)); err != nil {

@@ -138,11 +138,7 @@ func ModeAt(it int64) lenet.Mode {
 // before the statistics or θ change.
 func (a *ARS) Step(it int64) (algos.Stat, error) {
 	N, d, P := a.cfg.Directions, lenet.NumParams, mnist.Pixels
-	rng := a.src.Rand("batch", uint64(it))
-	for k := range a.idx {
-		a.idx[k] = rng.IntN(a.in.NTrain())
-	}
-	a.in.TrainBatch(a.idx, a.x, a.y)
+	a.in.DrawTrainBatch(a.src.Rand("batch", uint64(it)), a.idx, a.x, a.y)
 	a.stats.Mean(a.mu)
 	a.stats.Std(a.s)
 	copy(a.z, a.x)

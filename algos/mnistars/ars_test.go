@@ -15,44 +15,10 @@ import (
 	"zorepro/algos/algostest"
 	"zorepro/envs/mnist"
 	"zorepro/envs/mnist/lenet"
+	"zorepro/envs/mnist/mnisttest"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
-
-// twoClasses returns an instance of nTrain training and nTest test images of
-// two easily separable classes on sparse background noise: label 3 is a
-// bright 6×6 block in the upper left quadrant, label 7 one in the lower
-// right, each shifted by up to 4 pixels.
-func twoClasses(seed uint64, nTrain, nTest int) *mnist.Instance {
-	rng := rand.New(rand.NewPCG(seed, 2))
-	gen := func(n int) ([]uint8, []uint8) {
-		im, lab := make([]uint8, n*mnist.Pixels), make([]uint8, n)
-		for i := range n {
-			img := im[i*mnist.Pixels : (i+1)*mnist.Pixels]
-			for j := range img {
-				if rng.IntN(10) == 0 {
-					img[j] = uint8(rng.IntN(80))
-				}
-			}
-			r0, c0 := 3+rng.IntN(5), 3+rng.IntN(5)
-			lab[i] = 3
-			if rng.IntN(2) == 0 {
-				lab[i] = 7
-				r0, c0 = r0+12, c0+12
-			}
-			for r := r0; r < r0+6; r++ {
-				for c := c0; c < c0+6; c++ {
-					img[r*mnist.Cols+c] = uint8(180 + rng.IntN(76))
-				}
-			}
-		}
-		return im, lab
-	}
-	in := &mnist.Instance{}
-	in.TrainImages, in.TrainLabels = gen(nTrain)
-	in.TestImages, in.TestLabels = gen(nTest)
-	return in
-}
 
 func testSource(name string) stream.Source { return stream.New(6027, "test/mnistars/"+name, nil) }
 
@@ -254,7 +220,7 @@ func manual(in *mnist.Instance, src stream.Source, cfg Config, theta []float64, 
 // parameters, so the test tells those apart.
 func TestStepMatchesSpec(t *testing.T) {
 	cfg := Config{Alpha: 0.02, Directions: 12, Nu: 0.03, Top: 5}
-	in := twoClasses(1, 80, 10)
+	in := mnisttest.TwoClasses(1, 80, 10)
 	src := testSource("spec")
 	theta := lenet.NewParams(src.Rand("init"))
 	a, err := New(cfg, in, theta, src)
@@ -322,7 +288,7 @@ func cloneStat(t *testing.T, st *algos.RunningStat) *algos.RunningStat {
 // iteration's pushes and is accepted by mnist's evaluation.
 func TestSnapshotTiming(t *testing.T) {
 	cfg := Config{Alpha: 0.02, Directions: 5, Nu: 0.03, Top: 2}
-	in := twoClasses(2, 40, 20)
+	in := mnisttest.TwoClasses(2, 40, 20)
 	a, err := Factory{}.New(cfg, in, testSource("timing"))
 	if err != nil {
 		t.Fatal(err)
@@ -370,7 +336,7 @@ func TestSnapshotTiming(t *testing.T) {
 // bit for bit (run with -race to check the units share nothing).
 func TestSerialEqualsParallel(t *testing.T) {
 	cfg := Config{Alpha: 0.02, Directions: 7, Nu: 0.03, Top: 3}
-	in := twoClasses(3, 50, 10)
+	in := mnisttest.TwoClasses(3, 50, 10)
 	run := func(par func(n int, fn func(i int) error) error) ([]algos.Event, []byte) {
 		m, err := Factory{}.New(cfg, in, testSource("parallel"))
 		if err != nil {
@@ -399,7 +365,7 @@ func TestSerialEqualsParallel(t *testing.T) {
 // bit for bit (θ and the statistics are restored; iteration 1's dropout is
 // not repeated).
 func TestResume(t *testing.T) {
-	in := twoClasses(4, 50, 10)
+	in := mnisttest.TwoClasses(4, 50, 10)
 	src := testSource("resume")
 	newM := func() algos.Method {
 		m, err := Factory{}.New(Config{Alpha: 0.02, Directions: 3, Nu: 0.03, Top: 2}, in, src)
@@ -415,7 +381,7 @@ func TestResume(t *testing.T) {
 // ErrNonFinite, serially and in parallel, and changes neither θ nor the
 // statistics.
 func TestNonFinite(t *testing.T) {
-	in := twoClasses(5, 10, 5)
+	in := mnisttest.TwoClasses(5, 10, 5)
 	theta := lenet.NewParams(rand.New(rand.NewPCG(1, 1)))
 	theta[lenet.OffFC2B] = math.NaN()
 	for _, par := range []func(int, func(int) error) error{nil, goroutines} {
@@ -466,7 +432,7 @@ func TestConfigure(t *testing.T) {
 }
 
 func TestFactoryNew(t *testing.T) {
-	in := twoClasses(6, 5, 5)
+	in := mnisttest.TwoClasses(6, 5, 5)
 	src := testSource("factory")
 	cfg := Config{Alpha: 0.02, Directions: 2, Nu: 0.03, Top: 1}
 	m, err := Factory{}.New(cfg, in, src)
@@ -494,7 +460,7 @@ func TestFactoryNew(t *testing.T) {
 }
 
 func TestUnmarshalStateErrors(t *testing.T) {
-	a, err := New(Config{Alpha: 0.02, Directions: 2, Nu: 0.03, Top: 1}, twoClasses(7, 5, 5), make([]float64, lenet.NumParams), testSource("state"))
+	a, err := New(Config{Alpha: 0.02, Directions: 2, Nu: 0.03, Top: 1}, mnisttest.TwoClasses(7, 5, 5), make([]float64, lenet.NumParams), testSource("state"))
 	if err != nil {
 		t.Fatal(err)
 	}

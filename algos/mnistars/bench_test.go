@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"testing"
 
+	"zorepro/envs/mnist/mnisttest"
 	"zorepro/pipeline/stream"
 )
 
@@ -17,7 +18,7 @@ func BenchmarkIteration(b *testing.B) {
 }
 
 func benchIteration(b *testing.B, par func(n int, fn func(i int) error) error) {
-	in := twoClasses(9, 1000, 10)
+	in := mnisttest.TwoClasses(9, 1000, 10)
 	m, err := Factory{}.New(Config{Alpha: 0.02, Directions: 50, Nu: 0.03, Top: 20}, in, stream.New(1, "bench", nil))
 	if err != nil {
 		b.Fatal(err)

@@ -3,6 +3,7 @@ package mnistreinforce
 import (
 	"testing"
 
+	"zorepro/envs/mnist/mnisttest"
 	"zorepro/pipeline/stream"
 )
 
@@ -10,7 +11,7 @@ import (
 // 256 on the full-size LeNet (synthetic images), reporting samples per
 // second.
 func BenchmarkIteration(b *testing.B) {
-	in := twoClasses(9, 1000, 10)
+	in := mnisttest.TwoClasses(9, 1000, 10)
 	m, err := Factory{}.New(Config{LR: 1e-3, Batch: DefaultBatch}, in, stream.New(1, "bench", nil))
 	if err != nil {
 		b.Fatal(err)

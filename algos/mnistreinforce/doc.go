@@ -18,7 +18,7 @@
 // Streams (zorepro/pipeline/stream), all indexed by the iteration:
 //
 //	"init"          the initial θ: lenet.Init (PyTorch v0.3 default init)
-//	"batch"[it]     B draws of rng.IntN(NTrain), in batch order
+//	"batch"[it]     B draws of rng.IntN(NTrain), in batch order (DrawTrainBatch)
 //	"dropout"[it]   the dropout masks of the Forward (lenet: B·50 draws)
 //	"actions"[it]   B draws, one rng.Float64 per row in batch order
 //

@@ -99,11 +99,7 @@ func New(cfg Config, in *mnist.Instance, theta0 []float64, src stream.Source) (*
 // ErrNonFinite error before any state changes.
 func (r *REINFORCE) Step(it int64) (algos.Stat, error) {
 	B := r.cfg.Batch
-	rng := r.src.Rand("batch", uint64(it))
-	for i := range r.idx {
-		r.idx[i] = rng.IntN(r.in.NTrain())
-	}
-	r.in.TrainBatch(r.idx, r.x, r.y)
+	r.in.DrawTrainBatch(r.src.Rand("batch", uint64(it)), r.idx, r.x, r.y)
 	logits := r.net.Forward(r.theta, r.x, lenet.Train, r.src.Rand("dropout", uint64(it)))
 	for i, z := range logits {
 		if math.IsNaN(z) || math.IsInf(z, 0) {

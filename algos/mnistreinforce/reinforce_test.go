@@ -11,44 +11,10 @@ import (
 	"zorepro/algos/algostest"
 	"zorepro/envs/mnist"
 	"zorepro/envs/mnist/lenet"
+	"zorepro/envs/mnist/mnisttest"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
-
-// twoClasses returns an instance of nTrain training and nTest test images of
-// two easily separable classes on sparse background noise: label 3 is a
-// bright 6×6 block in the upper left quadrant, label 7 one in the lower
-// right, each shifted by up to 4 pixels.
-func twoClasses(seed uint64, nTrain, nTest int) *mnist.Instance {
-	rng := rand.New(rand.NewPCG(seed, 2))
-	gen := func(n int) ([]uint8, []uint8) {
-		im, lab := make([]uint8, n*mnist.Pixels), make([]uint8, n)
-		for i := range n {
-			img := im[i*mnist.Pixels : (i+1)*mnist.Pixels]
-			for j := range img {
-				if rng.IntN(10) == 0 {
-					img[j] = uint8(rng.IntN(80))
-				}
-			}
-			r0, c0 := 3+rng.IntN(5), 3+rng.IntN(5)
-			lab[i] = 3
-			if rng.IntN(2) == 0 {
-				lab[i] = 7
-				r0, c0 = r0+12, c0+12
-			}
-			for r := r0; r < r0+6; r++ {
-				for c := c0; c < c0+6; c++ {
-					img[r*mnist.Cols+c] = uint8(180 + rng.IntN(76))
-				}
-			}
-		}
-		return im, lab
-	}
-	in := &mnist.Instance{}
-	in.TrainImages, in.TrainLabels = gen(nTrain)
-	in.TestImages, in.TestLabels = gen(nTest)
-	return in
-}
 
 func testSource(name string) stream.Source {
 	return stream.New(7151, "test/mnistreinforce/"+name, nil)
@@ -107,7 +73,7 @@ func TestSampleHand(t *testing.T) {
 // θ −= (lr·√0.001/0.1)·m/(√v + ε) with m = 0.1·g, v = 0.001·g².
 func TestStepMatchesManual(t *testing.T) {
 	const B, lr = 6, 1e-3
-	in := twoClasses(1, 40, 10)
+	in := mnisttest.TwoClasses(1, 40, 10)
 	src := testSource("manual")
 	theta0 := lenet.NewParams(src.Rand("init"))
 	r, err := New(Config{LR: lr, Batch: B}, in, theta0, src)
@@ -173,7 +139,7 @@ func TestStepMatchesManual(t *testing.T) {
 // TestLearnsTwoClasses: with the paper's Adam lr 1e-3, REINFORCE learns the
 // two classes from ±1 feedback alone within 100 iterations of 32 images.
 func TestLearnsTwoClasses(t *testing.T) {
-	in := twoClasses(2, 400, 200)
+	in := mnisttest.TwoClasses(2, 400, 200)
 	src := testSource("learn")
 	m, err := Factory{}.New(Config{LR: 1e-3, Batch: 32}, in, src)
 	if err != nil {
@@ -203,7 +169,7 @@ func TestLearnsTwoClasses(t *testing.T) {
 // TestResume: interrupted and resumed runs reproduce the uninterrupted run
 // bit for bit (θ, m, v and t are restored).
 func TestResume(t *testing.T) {
-	in := twoClasses(3, 60, 10)
+	in := mnisttest.TwoClasses(3, 60, 10)
 	src := testSource("resume")
 	newM := func() algos.Method {
 		m, err := Factory{}.New(Config{LR: 1e-3, Batch: 4}, in, src)
@@ -218,7 +184,7 @@ func TestResume(t *testing.T) {
 // TestNonFinite: a NaN parameter makes every logit NaN; Step reports
 // ErrNonFinite and changes nothing.
 func TestNonFinite(t *testing.T) {
-	in := twoClasses(4, 10, 5)
+	in := mnisttest.TwoClasses(4, 10, 5)
 	theta := lenet.NewParams(rand.New(rand.NewPCG(1, 1)))
 	theta[lenet.OffFC2B] = math.NaN()
 	r, err := New(Config{LR: 1e-3, Batch: 3}, in, theta, testSource("nan"))
@@ -261,7 +227,7 @@ func TestConfigure(t *testing.T) {
 }
 
 func TestFactoryNew(t *testing.T) {
-	in := twoClasses(5, 5, 5)
+	in := mnisttest.TwoClasses(5, 5, 5)
 	src := testSource("factory")
 	m, err := Factory{}.New(Config{LR: 1e-3, Batch: 2}, in, src)
 	if err != nil {
@@ -279,7 +245,7 @@ func TestFactoryNew(t *testing.T) {
 }
 
 func TestUnmarshalStateErrors(t *testing.T) {
-	r, err := New(Config{LR: 1e-3, Batch: 2}, twoClasses(6, 5, 5), make([]float64, lenet.NumParams), testSource("state"))
+	r, err := New(Config{LR: 1e-3, Batch: 2}, mnisttest.TwoClasses(6, 5, 5), make([]float64, lenet.NumParams), testSource("state"))
 	if err != nil {
 		t.Fatal(err)
 	}

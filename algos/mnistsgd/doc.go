@@ -4,8 +4,8 @@
 //  1. the network is in train mode (dropout after fc1 active);
 //  2. B indices are drawn uniformly WITH replacement from the training set
 //     (no epochs, no shuffling; §2.1) and their raw 0–255 pixels and labels
-//     are gathered (mnist.Instance.TrainBatch; no input normalization, §6
-//     item 11);
+//     are gathered (mnist.Instance.DrawTrainBatch; no input normalization,
+//     §6 item 11);
 //  3. L = mean cross-entropy of the log-softmax (lenet.CrossEntropy);
 //  4. backprop (lenet.Net.Backward), then one PyTorch SGD-with-momentum step
 //     (MomentumStep: buf = g on the first step, then buf = μ·buf + g;
@@ -18,7 +18,7 @@
 // method restored from a checkpoint continues bit-exactly:
 //
 //	"init"          the initial θ: lenet.Init (PyTorch v0.3 default init)
-//	"batch"[it]     B draws of rng.IntN(NTrain), in batch order
+//	"batch"[it]     B draws of rng.IntN(NTrain), in batch order (DrawTrainBatch)
 //	"dropout"[it]   the dropout masks of the Forward (lenet: B·50 draws)
 //
 // State (MarshalState): θ, the momentum buffer and the number of steps

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"zorepro/algos"
@@ -94,20 +93,11 @@ func New(cfg Config, in *mnist.Instance, theta0 []float64, src stream.Source) (*
 	}, nil
 }
 
-// drawIndices sets each idx[i], in order, to rng.IntN(n): a batch drawn
-// uniformly with replacement (spec §2.1).
-func drawIndices(idx []int, n int, rng *rand.Rand) {
-	for i := range idx {
-		idx[i] = rng.IntN(n)
-	}
-}
-
 // Step runs iteration it (see the package documentation): batch from
 // "batch"[it], Forward in lenet.Train with "dropout"[it], CrossEntropy,
 // Backward, MomentumStep. It consumes B samples and reports "train_loss".
 func (s *SGD) Step(it int64) (algos.Stat, error) {
-	drawIndices(s.idx, s.in.NTrain(), s.src.Rand("batch", uint64(it)))
-	s.in.TrainBatch(s.idx, s.x, s.y)
+	s.in.DrawTrainBatch(s.src.Rand("batch", uint64(it)), s.idx, s.x, s.y)
 	logits := s.net.Forward(s.theta, s.x, lenet.Train, s.src.Rand("dropout", uint64(it)))
 	loss := lenet.CrossEntropy(logits, s.y, s.dl)
 	s.net.Backward(s.dl, s.grad)

@@ -3,7 +3,6 @@ package mnistsgd
 import (
 	"errors"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,44 +12,10 @@ import (
 	"zorepro/algos/algostest"
 	"zorepro/envs/mnist"
 	"zorepro/envs/mnist/lenet"
+	"zorepro/envs/mnist/mnisttest"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
-
-// twoClasses returns an instance of nTrain training and nTest test images of
-// two easily separable classes on sparse background noise: label 3 is a
-// bright 6×6 block in the upper left quadrant, label 7 one in the lower
-// right, each shifted by up to 4 pixels.
-func twoClasses(seed uint64, nTrain, nTest int) *mnist.Instance {
-	rng := rand.New(rand.NewPCG(seed, 2))
-	gen := func(n int) ([]uint8, []uint8) {
-		im, lab := make([]uint8, n*mnist.Pixels), make([]uint8, n)
-		for i := range n {
-			img := im[i*mnist.Pixels : (i+1)*mnist.Pixels]
-			for j := range img {
-				if rng.IntN(10) == 0 {
-					img[j] = uint8(rng.IntN(80))
-				}
-			}
-			r0, c0 := 3+rng.IntN(5), 3+rng.IntN(5)
-			lab[i] = 3
-			if rng.IntN(2) == 0 {
-				lab[i] = 7
-				r0, c0 = r0+12, c0+12
-			}
-			for r := r0; r < r0+6; r++ {
-				for c := c0; c < c0+6; c++ {
-					img[r*mnist.Cols+c] = uint8(180 + rng.IntN(76))
-				}
-			}
-		}
-		return im, lab
-	}
-	in := &mnist.Instance{}
-	in.TrainImages, in.TrainLabels = gen(nTrain)
-	in.TestImages, in.TestLabels = gen(nTest)
-	return in
-}
 
 func testSource(name string) stream.Source { return stream.New(5488, "test/mnistsgd/"+name, nil) }
 
@@ -81,7 +46,7 @@ func TestMomentumStepHand(t *testing.T) {
 // Forward in Train mode with "dropout"[it], CrossEntropy, Backward, then
 // buf = g (step 1) or 0.5·buf + g (step 2) and θ −= lr·buf.
 func TestStepMatchesManual(t *testing.T) {
-	in := twoClasses(1, 50, 10)
+	in := mnisttest.TwoClasses(1, 50, 10)
 	src := testSource("manual")
 	theta0 := lenet.NewParams(src.Rand("init"))
 	cfg := Config{LR: 0.01, Momentum: 0.5, Batch: 5}
@@ -130,7 +95,7 @@ func TestStepMatchesManual(t *testing.T) {
 // TestLearnsTwoClasses: with the paper's lr 0.01 and momentum 0.5, SGD on
 // raw pixels separates the two classes within 60 iterations of 16 images.
 func TestLearnsTwoClasses(t *testing.T) {
-	in := twoClasses(2, 400, 200)
+	in := mnisttest.TwoClasses(2, 400, 200)
 	src := testSource("learn")
 	m, err := Factory{}.New(Config{LR: 0.01, Momentum: 0.5, Batch: 16}, in, src)
 	if err != nil {
@@ -153,7 +118,7 @@ func TestLearnsTwoClasses(t *testing.T) {
 // bit for bit (θ, momentum buffer and step count are restored; the first
 // step's buf = g is not repeated).
 func TestResume(t *testing.T) {
-	in := twoClasses(3, 60, 10)
+	in := mnisttest.TwoClasses(3, 60, 10)
 	src := testSource("resume")
 	newM := func() algos.Method {
 		m, err := Factory{}.New(Config{LR: 0.01, Momentum: 0.5, Batch: 4}, in, src)
@@ -190,7 +155,7 @@ func TestConfigure(t *testing.T) {
 }
 
 func TestFactoryNew(t *testing.T) {
-	in := twoClasses(4, 5, 5)
+	in := mnisttest.TwoClasses(4, 5, 5)
 	src := testSource("factory")
 	m, err := Factory{}.New(Config{LR: 0.01, Momentum: 0.5, Batch: 2}, in, src)
 	if err != nil {
@@ -211,7 +176,7 @@ func TestFactoryNew(t *testing.T) {
 }
 
 func TestUnmarshalStateErrors(t *testing.T) {
-	in := twoClasses(5, 5, 5)
+	in := mnisttest.TwoClasses(5, 5, 5)
 	s, err := New(Config{LR: 0.01, Momentum: 0.5, Batch: 2}, in, make([]float64, lenet.NumParams), testSource("state"))
 	if err != nil {
 		t.Fatal(err)

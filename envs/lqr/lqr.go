@@ -154,7 +154,7 @@ func transition(y, x []float64, u, c float64, xi []float64) {
 // W·x_t + delta[0] instead, both in the cost and in the dynamics, and x_t is
 // copied into obs when obs is non-nil (length n). t is ignored when delta is
 // nil. It never returns an error (an unstable gain yields ±Inf or NaN); the
-// error is part of the episodic interface of algos/arsv1 and algos/exact.
+// error is part of algos/episodic.Episodic.
 // It panics on mismatched lengths or t out of range.
 func (in *Instance) Rollout(rng *rand.Rand, W []float64, t int, delta, obs []float64) (float64, error) {
 	n := in.N

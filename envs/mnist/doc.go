@@ -25,8 +25,10 @@
 //   - "normalized": θ ‖ μ ‖ s with the running per-pixel mean and standard
 //     deviation, the network sees (x − μ)/s (ARS; §2.6).
 //
-// Training images are not drawn here: methods draw indices themselves and
-// fill batches with TrainBatch (raw pixels) and Standardize.
+// Training batches are drawn here from a stream the method passes in
+// (DrawTrainBatch: uniform with replacement, spec §2.1) or gathered from
+// indices it chose (TrainBatch); both give raw pixels, which ARS then
+// standardizes (Standardize).
 //
 // I/O and decoding problems are returned errors (errors.go); wrong lengths
 // in numeric helpers are programmer errors and panic.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 
@@ -282,6 +283,18 @@ func (in *Instance) UnmarshalBinary(data []byte) error {
 // their labels. It panics on an index out of range or wrong lengths.
 func (in *Instance) TrainBatch(idx []int, x []float64, y []int) {
 	gather(in.TrainImages, in.TrainLabels, idx, x, y)
+}
+
+// DrawTrainBatch draws a training batch uniformly WITH replacement (spec
+// §2.1) and gathers it: idx[i] = rng.IntN(NTrain()) for i = 0, 1, ... in
+// order, then TrainBatch(idx, x, y). It makes no other use of rng and
+// panics on wrong lengths.
+func (in *Instance) DrawTrainBatch(rng *rand.Rand, idx []int, x []float64, y []int) {
+	n := in.NTrain()
+	for i := range idx {
+		idx[i] = rng.IntN(n)
+	}
+	in.TrainBatch(idx, x, y)
 }
 
 // TestBatch is TrainBatch for the test set.

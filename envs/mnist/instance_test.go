@@ -257,6 +257,19 @@ func TestBatchesAndStandardize(t *testing.T) {
 	if y[0] != int(in.TrainLabels[4]) || y[1] != int(in.TrainLabels[1]) {
 		t.Errorf("labels %v", y)
 	}
+	// DrawTrainBatch: len(idx) draws rng.IntN(NTrain) in order, then
+	// TrainBatch.
+	idx, want := make([]int, 2), []int{0, 0}
+	ref := rand.New(rand.NewPCG(1, 2))
+	for i := range want {
+		want[i] = ref.IntN(in.NTrain())
+	}
+	wx, wy := make([]float64, 2*Pixels), make([]int, 2)
+	in.TrainBatch(want, wx, wy)
+	in.DrawTrainBatch(rand.New(rand.NewPCG(1, 2)), idx, x, y)
+	if !slices.Equal(idx, want) || !slices.Equal(x, wx) || !slices.Equal(y, wy) {
+		t.Fatalf("DrawTrainBatch drew %v, want %v", idx, want)
+	}
 	in.TestBatch([]int{2, 2}, x, nil)
 	mu, s := make([]float64, Pixels), make([]float64, Pixels)
 	for j := range mu {

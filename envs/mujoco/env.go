@@ -27,8 +27,8 @@ const (
 const MetricReturn = "return"
 
 // Instance is one environment at one horizon: the artifact of the generate
-// stage. It satisfies the Episodic interfaces of algos/arsv1 and
-// algos/exact. Fields are exported for inspection; treat them as read-only.
+// stage. It satisfies algos/episodic.Episodic, the environment of ARS V1
+// and ExAct. Fields are exported for inspection; treat them as read-only.
 // An Instance is safe for concurrent use.
 type Instance struct {
 	// Name is the environment (Swimmer or HalfCheetah).
@@ -92,8 +92,8 @@ func (in *Instance) ActDim() int { return in.model.ActDim() }
 // Horizon returns H.
 func (in *Instance) Horizon() int { return in.H }
 
-// Rollout runs one episode of H steps (Model.Rollout): the Episodic
-// interface of algos/arsv1 and algos/exact.
+// Rollout runs one episode of H steps (Model.Rollout), as
+// algos/episodic.Episodic specifies.
 func (in *Instance) Rollout(rng *rand.Rand, W []float64, t int, delta, obs []float64) (float64, error) {
 	return in.model.Rollout(rng, W, in.H, t, delta, obs)
 }

@@ -20,6 +20,7 @@ import (
 	"unsafe"
 
 	"zorepro/algos/arsv1"
+	"zorepro/algos/episodic"
 	"zorepro/algos/exact"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
@@ -27,10 +28,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/rollouts_$GOARCH.golden")
 
-var (
-	_ arsv1.Episodic = (*Instance)(nil)
-	_ exact.Episodic = (*Instance)(nil)
-)
+var _ episodic.Episodic = (*Instance)(nil)
 
 func open(t testing.TB, name string) *Model {
 	t.Helper()
@@ -842,7 +840,7 @@ func TestTrainParallel(t *testing.T) {
 			src := stream.New(81856320, "train/"+name, nil)
 			var w []float64
 			if useExact {
-				e, err := exact.New(exact.Config{Alpha: 0.01, Directions: 4, Nu: 0.2}, in, src, exact.Options{Parallel: p})
+				e, err := exact.New(exact.Config{Alpha: 0.01, Directions: 4, Nu: 0.2}, in, src, episodic.Options{Parallel: p})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -853,7 +851,7 @@ func TestTrainParallel(t *testing.T) {
 				}
 				w = e.Params()
 			} else {
-				a, err := arsv1.New(arsv1.Config{Alpha: 0.05, Directions: 4, Nu: 0.1}, in, src, arsv1.Options{Parallel: p})
+				a, err := arsv1.New(arsv1.Config{Alpha: 0.05, Directions: 4, Nu: 0.1}, in, src, episodic.Options{Parallel: p})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,0 +1,170 @@
+// Package episodictest provides test helpers for the methods that train on
+// episodic.Episodic environments (algos/arsv1, algos/exact): a goroutine
+// Parallel, a Converger wrapper, a small LQR instance, and checkers of the
+// behaviour both methods share (the Converger hook, rollout errors,
+// parallel-equals-serial, state restoring).
+package episodictest
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+
+	"zorepro/algos"
+	"zorepro/algos/algostest"
+	"zorepro/algos/episodic"
+	"zorepro/envs/lqr"
+	"zorepro/pipeline/stream"
+)
+
+var _ episodic.Parallel = Goroutines
+
+// Goroutines is an episodic.Parallel that runs every index on its own
+// goroutine and returns the error of the lowest failing index.
+func Goroutines(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = fn(i)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stopper adds an episodic.Converger to an environment: done at the StopAt-th
+// call (counted in Calls), reporting the metric "probe", the first Float64
+// of the rng it was given.
+type Stopper struct {
+	episodic.Episodic
+	Calls, StopAt int
+}
+
+var _ episodic.Converger = (*Stopper)(nil)
+
+// Converged implements episodic.Converger.
+func (s *Stopper) Converged(W []float64, rng *rand.Rand, diagnostics bool) (bool, []algos.Metric, error) {
+	s.Calls++
+	return s.Calls == s.StopAt, []algos.Metric{{Name: "probe", Value: rng.Float64()}}, nil
+}
+
+// LQR returns lqr.Generate(n, h, c, tol, rng), failing t on error.
+func LQR(t testing.TB, n, h int, c, tol float64, rng *rand.Rand) *lqr.Instance {
+	t.Helper()
+	in, err := lqr.Generate(n, h, c, tol, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// CheckConverger runs m, a fresh method with streams src on a *Stopper,
+// under algos.Run (a budget of 10⁶ samples, every iteration recorded) and
+// checks that the Stopper ends the run after iters iterations and samples
+// samples, and that the hook got src.Rand("converged", it) in every
+// iteration it: the event's second metric is its probe.
+func CheckConverger(t *testing.T, m algos.Method, src stream.Source, iters int, samples int64) {
+	t.Helper()
+	rec := &algostest.MemRecorder{}
+	traj, err := algos.Run(context.Background(), m, algos.Budget{Samples: 1e6}, algos.Schedule{Every: 1}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(traj.Points); n != iters || traj.Points[n-1].Samples != samples {
+		t.Fatalf("run stopped after %d points (%+v), want %d iterations, %d samples", n, traj.Points[n-1], iters, samples)
+	}
+	for _, ev := range rec.Events {
+		want := src.Rand("converged", uint64(ev.Iteration)).Float64()
+		if len(ev.Metrics) != 2 || ev.Metrics[1] != (algos.Metric{Name: "probe", Value: want}) {
+			t.Fatalf("iteration %d metrics %v, want probe %v", ev.Iteration, ev.Metrics, want)
+		}
+	}
+}
+
+// CheckRolloutError checks, serially (par nil) and with Goroutines, that
+// the first Step of newMethod(par), a fresh method on an environment whose
+// episodes fail, returns an error and leaves Params equal to w0.
+func CheckRolloutError(t *testing.T, newMethod func(par episodic.Parallel) algos.Method, w0 []float64) {
+	t.Helper()
+	for _, par := range []episodic.Parallel{nil, Goroutines} {
+		m := newMethod(par)
+		_, err := m.Step(1)
+		if err == nil || !slices.Equal(m.Params(), w0) {
+			t.Fatalf("err = %v, W = %v", err, m.Params())
+		}
+		t.Log(err)
+	}
+}
+
+// CheckParallelSameBits runs newMethod(nil) (serial rollouts) and
+// newMethod(Goroutines) under algos.Run with budget b, recording every
+// iteration, and checks that both record iters events, equal bit for bit
+// (digests of W and metrics). Run it with -cpu=1,4.
+func CheckParallelSameBits(t *testing.T, newMethod func(par episodic.Parallel) algos.Method, b algos.Budget, iters int) {
+	t.Helper()
+	run := func(par episodic.Parallel) []algos.Event {
+		rec := &algostest.MemRecorder{}
+		if _, err := algos.Run(context.Background(), newMethod(par), b, algos.Schedule{Every: 1}, rec); err != nil {
+			t.Fatal(err)
+		}
+		return rec.Events
+	}
+	serial, par := run(nil), run(Goroutines)
+	if len(serial) != iters || !algostest.SameEvents(serial, par) {
+		t.Fatalf("parallel events differ from serial:\n%v\n%v", serial, par)
+	}
+}
+
+// CheckStateErrors checks the restoring of a method's state (W and its
+// ES-Adam, encoded with magic and version): a, b and other are fresh
+// methods, a and b on the same environment, other on one of another
+// dimension. After a.Step(1), other refuses a's state (algos.ErrFormat), b
+// refuses a blob with the right W length but an ES-Adam over adamDim ≠
+// len(W) coordinates (algos.ErrFormat) and every truncation of a's state,
+// all without changing its W = 0; then b restores a's state and has a's W.
+func CheckStateErrors(t *testing.T, a, b, other algos.Method, magic string, version uint32, adamDim int) {
+	t.Helper()
+	if _, err := a.Step(1); err != nil {
+		t.Fatal(err)
+	}
+	st, err := a.MarshalState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.UnmarshalState(st); !errors.Is(err, algos.ErrFormat) {
+		t.Errorf("other dimension: err = %v", err)
+	}
+	dim := len(b.Params())
+	if adamDim == dim {
+		t.Fatalf("ES-Adam of dimension %d is not another dimension", adamDim)
+	}
+	bad := algos.NewEncoder(magic, version)
+	bad.Floats(make([]float64, dim))
+	blob, _ := algos.NewESAdam(adamDim, 0.01).MarshalBinary()
+	bad.Blob(blob)
+	if err := b.UnmarshalState(bad.Data()); !errors.Is(err, algos.ErrFormat) {
+		t.Errorf("ES-Adam dimension: err = %v", err)
+	}
+	for i := 0; i < len(st); i++ {
+		if err := b.UnmarshalState(st[:i]); err == nil {
+			t.Fatalf("truncated at %d accepted", i)
+		}
+	}
+	if !slices.Equal(b.Params(), make([]float64, dim)) {
+		t.Fatal("failed restores changed W")
+	}
+	if err := b.UnmarshalState(st); err != nil || !slices.Equal(b.Params(), a.Params()) {
+		t.Fatalf("restore: %v", err)
+	}
+}
