@@ -187,6 +187,12 @@ type IterDiff struct {
 	Recomputed *events.Iter `json:"recomputed,omitempty"`
 }
 
+// SameIter reports whether two iteration events are equal bit for bit.
+func SameIter(a, b events.Iter) bool {
+	_, d := CompareIters([]events.Iter{a}, []events.Iter{b})
+	return d == nil
+}
+
 // CompareIters compares two iteration event sequences bit for bit: the
 // iteration, samples, parameter digest and every metric. It returns the
 // number of equal leading events and the first difference (nil if none).

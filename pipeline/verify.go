@@ -27,6 +27,10 @@ type ReplayReport struct {
 	Output         string    `json:"output,omitempty"` // "" when stopped at Until
 	Stopped        bool      `json:"stopped,omitempty"`
 	Error          string    `json:"error,omitempty"` // the re-execution failed
+
+	// The compared events, for showing them one by one.
+	RecordedEvents   []events.Iter `json:"-"`
+	RecomputedEvents []events.Iter `json:"-"`
 }
 
 // OK reports whether the replay reproduced everything it compared.
@@ -63,6 +67,7 @@ func (e *Engine) Replay(ctx context.Context, task string, until int64, sc *Scrat
 		rec, got = upTo(rec, until), upTo(got, until)
 	}
 	rep.Recorded, rep.Recomputed = len(rec), len(got)
+	rep.RecordedEvents, rep.RecomputedEvents = rec, got
 	rep.Equal, rep.Diff = CompareIters(rec, got)
 	again, err := Produced(sc.Events, task, x.Output)
 	switch {

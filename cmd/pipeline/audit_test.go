@@ -123,8 +123,10 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "DIFFERENT") || !strings.Contains(out, "the event gives") {
 		t.Fatalf("audit of a tampered event: exit %d\n%s", code, out)
 	}
-	out, code = cli(t, bin, root, append([]string{"replay", "evaluate/linreg/d=10/method=ars/seed=5488"}, common...)...)
-	if code != 1 || !strings.Contains(out, "first difference at event 249 (metric test_loss)") {
+	out, code = cli(t, bin, root, append([]string{"replay", "evaluate/linreg/d=10/method=ars/seed=5488", "--events"}, common...)...)
+	if code != 1 || !strings.Contains(out, "first difference at event 249 (metric test_loss)") ||
+		!strings.Contains(out, "    = iteration 249, samples 4980") || !strings.Contains(out, "    - iteration 250, samples 5000") ||
+		!strings.Contains(out, "    + iteration 250, samples 5000") {
 		t.Fatalf("replay of a tampered task: exit %d\n%s", code, out)
 	}
 }

@@ -8,7 +8,7 @@
 //	pipeline events TASK [--store DIR] [--json]
 //	pipeline status --times                      task time per stage, across runs
 //	pipeline audit  FIGURE [--panel P] [--curve C] [--x X] [--json]
-//	pipeline replay TASK [--until ITERATION] [--scratch DIR] [--keep] [--json]
+//	pipeline replay TASK [--until ITERATION] [--events] [--scratch DIR] [--keep] [--json]
 //	pipeline verify --all | --sample N [--seed S] [--scratch DIR] [--json]
 //	pipeline gc     [--dry-run] [--checkpoints] [--json]
 //

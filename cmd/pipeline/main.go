@@ -56,7 +56,8 @@ type Config struct {
 	// audit
 	AuditCurve, AuditPanel, AuditX string
 	// replay
-	Until int64
+	Until      int64
+	ShowEvents bool
 	// verify
 	All        bool
 	Sample     int
@@ -120,6 +121,7 @@ func parseConfig(args []string, stderr io.Writer) (*Config, error) {
 		fs.String("x", "", "audit the plotted point nearest this x, with the chain behind it")
 	case "replay":
 		fs.Int64("until", 0, "stop after this iteration and compare up to it (0: the whole task)")
+		fs.Bool("events", false, "print every compared event pair")
 	case "verify":
 		fs.Bool("all", false, "verify every cached task")
 		fs.Int("sample", 0, "verify this many cached tasks, picked with --seed")
@@ -159,7 +161,7 @@ func parseConfig(args []string, stderr io.Writer) (*Config, error) {
 	} else if c.Jobs < 1 {
 		problems = append(problems, fmt.Sprintf("--jobs (or PIPELINE_JOBS): %d is out of range (must be >= 1)", c.Jobs))
 	}
-	for name, dst := range map[string]*bool{"force": &c.Force, "dry-run": &c.DryRun, "json": &c.JSON, "all": &c.All, "keep": &c.Keep, "checkpoints": &c.GCCheckpoints, "times": &c.Times} {
+	for name, dst := range map[string]*bool{"force": &c.Force, "dry-run": &c.DryRun, "json": &c.JSON, "all": &c.All, "keep": &c.Keep, "checkpoints": &c.GCCheckpoints, "times": &c.Times, "events": &c.ShowEvents} {
 		if fs.Lookup(name) == nil {
 			continue
 		}

@@ -86,6 +86,28 @@ func printReplay(w io.Writer, r *pipeline.ReplayReport, c *Config) {
 		scope = fmt.Sprintf("up to iteration %d", r.Until)
 	}
 	fmt.Fprintf(w, "  iteration events (%s): %d recorded, %d recomputed, %d equal bit for bit\n", scope, r.Recorded, r.Recomputed, r.Equal)
+	if c.ShowEvents {
+		for i := 0; i < max(len(r.RecordedEvents), len(r.RecomputedEvents)); i++ {
+			var a, b *events.Iter
+			if i < len(r.RecordedEvents) {
+				a = &r.RecordedEvents[i]
+			}
+			if i < len(r.RecomputedEvents) {
+				b = &r.RecomputedEvents[i]
+			}
+			switch {
+			case a != nil && b != nil && pipeline.SameIter(*a, *b):
+				fmt.Fprintf(w, "    = %s\n", iterText(*a))
+			default:
+				if a != nil {
+					fmt.Fprintf(w, "    - %s (recorded)\n", iterText(*a))
+				}
+				if b != nil {
+					fmt.Fprintf(w, "    + %s (recomputed)\n", iterText(*b))
+				}
+			}
+		}
+	}
 	if d := r.Diff; d != nil {
 		fmt.Fprintf(w, "  first difference at event %d (%s):\n", d.Index, d.Field)
 		if d.Recorded != nil {
