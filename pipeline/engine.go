@@ -24,11 +24,17 @@ type Options struct {
 	Jobs               int           // workers; at least 1
 	Force              bool          // ignore the action cache
 	CheckpointInterval time.Duration // minimum time between checkpoints of one task
-	FiguresDir         string        // where plot outputs are exported ("" = none)
-	Log                io.Writer     // progress and log lines (nil = discard)
-	Terminal           bool          // draw a progress bar instead of log lines
-	Args               []string      // recorded with the run
-	Profile            string        // recorded with the run
+	// SnapshotInterval is how often a running run refreshes the event log's
+	// snapshot, which read-only commands of other processes read while the
+	// run holds the log (0: never). The first comes after one interval, so
+	// short runs copy nothing; an interval is stretched to 20 times the
+	// last copy's duration, so copying a large log takes at most 5% of it.
+	SnapshotInterval time.Duration
+	FiguresDir       string    // where plot outputs are exported ("" = none)
+	Log              io.Writer // progress and log lines (nil = discard)
+	Terminal         bool      // draw a progress bar instead of log lines
+	Args             []string  // recorded with the run
+	Profile          string    // recorded with the run
 }
 
 // Engine runs a plan.
@@ -108,6 +114,7 @@ func (e *Engine) Run(ctx context.Context) (*Result, error) {
 	}
 	w := e.Events.NewWriter(events.WriterOptions{OnError: r.writeFailed})
 	r.w = w
+	stopSnapshots := e.snapshots()
 	res := r.loop()
 	res.Run = run
 	r.prog.finish()
@@ -128,6 +135,7 @@ func (e *Engine) Run(ctx context.Context) (*Result, error) {
 	sum, _ := json.Marshal(map[string]int{"executed": len(res.Executed), "cached": len(res.Cached), "failed": len(res.Failed), "skipped": len(res.Skipped), "interrupted": len(res.Interrupted)})
 	w.Append(events.Event{Type: "run", Run: run, State: state, Time: time.Now().UnixNano(), Data: sum})
 	cerr := w.Close()
+	stopSnapshots()
 	if err := r.writeError(); err != nil {
 		return res, fmt.Errorf("%w: %w. The run was stopped; progress up to the last successful write is kept "+
 			"(store %s, event log %s). Fix the cause (e.g. free disk space) and run again to resume",
@@ -137,6 +145,40 @@ func (e *Engine) Run(ctx context.Context) (*Result, error) {
 		return res, fmt.Errorf("event log %s: %w", e.Events.Path(), cerr)
 	}
 	return res, runErr
+}
+
+// snapshots refreshes the log's snapshot every Opt.SnapshotInterval until
+// the returned function is called; that function takes a last snapshot if
+// any was taken, so that it ends current.
+func (e *Engine) snapshots() (stop func()) {
+	if e.Opt.SnapshotInterval <= 0 {
+		return func() {}
+	}
+	quit, finished := make(chan struct{}), make(chan bool)
+	go func() {
+		took := false
+		wait := e.Opt.SnapshotInterval
+		for {
+			select {
+			case <-time.After(wait):
+				t0 := time.Now()
+				if err := e.Events.Snapshot(); err != nil && e.Opt.Log != nil {
+					fmt.Fprintf(e.Opt.Log, "warning: %v\n", err)
+				}
+				took = true
+				wait = max(e.Opt.SnapshotInterval, 20*time.Since(t0))
+			case <-quit:
+				finished <- took
+				return
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		if <-finished {
+			e.Events.Snapshot()
+		}
+	}
 }
 
 type runner struct {

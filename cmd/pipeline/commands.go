@@ -44,12 +44,12 @@ func openEngine(c *Config, readOnly bool) (*pipeline.Engine, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	log, err := events.Open(filepath.Join(c.Store, "events.db"), events.Options{Timeout: time.Second, ReadOnly: readOnly})
+	log, err := openLog(c, readOnly)
 	if err != nil {
 		return nil, nil, err
 	}
 	eng := &pipeline.Engine{Plan: plan, Store: st, Events: log, Code: code, Platform: pipeline.HostPlatform(),
-		Opt: pipeline.Options{Jobs: c.Jobs, Force: c.Force, CheckpointInterval: c.CheckpointInterval, FiguresDir: c.Figures, Profile: c.Profile}}
+		Opt: pipeline.Options{Jobs: c.Jobs, Force: c.Force, CheckpointInterval: c.CheckpointInterval, SnapshotInterval: c.SnapshotInterval, FiguresDir: c.Figures, Profile: c.Profile}}
 	return eng, func() { log.Close() }, nil
 }
 
@@ -276,7 +276,7 @@ func cmdEvents(c *Config, stdout io.Writer) (int, error) {
 	if _, err := os.Stat(path); err != nil {
 		return exitInvalid, fmt.Errorf("no event log at %s", path)
 	}
-	log, err := events.Open(path, events.Options{Timeout: time.Second, ReadOnly: true})
+	log, err := openLog(c, true)
 	if err != nil {
 		return exitFailed, err
 	}
@@ -356,4 +356,26 @@ func statusTimes(eng *pipeline.Engine, c *Config, stdout io.Writer) (int, error)
 	}
 	fmt.Fprintf(stdout, "total task time %s (on N workers, wall time is about this divided by N)\n", total.Round(time.Second))
 	return exitOK, nil
+}
+
+// openLog opens the store's event log. A read-only command finding it held
+// by a running run reads the run's snapshot instead, and says so.
+func openLog(c *Config, readOnly bool) (*events.Log, error) {
+	path := filepath.Join(c.Store, "events.db")
+	log, err := events.Open(path, events.Options{Timeout: time.Second, ReadOnly: readOnly})
+	if err == nil || !readOnly || !errors.Is(err, events.ErrLocked) {
+		return log, err
+	}
+	snap, serr := events.OpenSnapshot(path, events.Options{Timeout: time.Second})
+	if serr != nil {
+		return nil, err // no snapshot (yet): the lock is the answer
+	}
+	age := "unknown age"
+	if info, err := os.Stat(events.SnapshotPath(path)); err == nil {
+		age = fmt.Sprintf("taken %s, %s ago", info.ModTime().Format(time.DateTime), time.Since(info.ModTime()).Round(time.Second))
+	}
+	if c.Stderr != nil {
+		fmt.Fprintf(c.Stderr, "note: %s is held by a running pipeline; reading its snapshot (%s)\n", path, age)
+	}
+	return snap, nil
 }

@@ -344,7 +344,8 @@ func TestSecondRunOnALockedStoreFailsAtOnce(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	dagPath, _ := filepath.Abs("testdata/resume.yaml")
-	first := exec.Command(bin, "run", "--dag", dagPath, "--store", "store", "--figures", "fig")
+	// No snapshot: every command, read-only ones too, is turned away.
+	first := exec.Command(bin, "run", "--dag", dagPath, "--store", "store", "--figures", "fig", "--snapshot-interval", "0")
 	first.Dir = dir
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
@@ -426,5 +427,48 @@ func TestSIGINTSavesProgressAndExits130(t *testing.T) {
 	out, _ := exec.Command(bin, "events", "train/linreg/d=10/method=sgd/seed=5488", "--store", filepath.Join(dir, "int")).Output()
 	if !strings.Contains(string(out), "state=interrupted") || !strings.Contains(string(out), "state=resumed") {
 		t.Fatalf("events lack interrupted/resumed:\n%.2000s", out)
+	}
+}
+
+// While a run holds the log, read-only commands read its snapshot (and say
+// so); a second run and gc are still turned away.
+func TestReadOnlyCommandsReadTheRunsSnapshot(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	dagPath, _ := filepath.Abs("testdata/resume.yaml")
+	first := exec.Command(bin, "run", "--dag", dagPath, "--store", "store", "--figures", "fig", "--snapshot-interval", "100ms")
+	first.Dir = dir
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { first.Process.Kill(); first.Wait() }()
+	snap := filepath.Join(dir, "store", "events.db.snapshot")
+	for i := 0; i < 200; i++ {
+		if _, err := os.Stat(snap); err == nil {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // a snapshot after the train tasks started
+	cmd := func(args ...string) (string, string, int) {
+		c := exec.Command(bin, append(args, "--dag", dagPath, "--store", "store", "--figures", "fig")...)
+		c.Dir = dir
+		var out, errb bytes.Buffer
+		c.Stdout, c.Stderr = &out, &errb
+		c.Run()
+		return out.String(), errb.String(), c.ProcessState.ExitCode()
+	}
+	out, errs, code := cmd("status")
+	if code != 0 || !strings.Contains(errs, "is held by a running pipeline; reading its snapshot") ||
+		!strings.Contains(out, "started     train/linreg/d=10/method=sgd/seed=5488") || !strings.Contains(out, "done        generate/linreg/d=10/seed=5488") {
+		t.Fatalf("status during a run: exit %d\n%s\n%s", code, out, errs)
+	}
+	if out, errs, code := cmd("events", "generate/linreg/d=10/seed=5488"); code != 0 || !strings.Contains(out, "state=done") {
+		t.Fatalf("events during a run: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, args := range [][]string{{"run"}, {"gc"}} {
+		if _, errs, code := cmd(args...); code != 1 || !strings.Contains(errs, "locked by another pipeline process") {
+			t.Errorf("%v during a run: exit %d, %s", args, code, errs)
+		}
 	}
 }

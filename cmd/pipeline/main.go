@@ -52,6 +52,9 @@ type Config struct {
 	DryRun             bool
 	JSON               bool
 	CheckpointInterval time.Duration
+	SnapshotInterval   time.Duration
+	// Stderr receives notes (e.g. that a snapshot is being read).
+	Stderr io.Writer
 
 	// audit
 	AuditCurve, AuditPanel, AuditX string
@@ -115,6 +118,7 @@ func parseConfig(args []string, stderr io.Writer) (*Config, error) {
 		fs.Bool("force", false, "rerun every task, ignoring the cache")
 		fs.Bool("dry-run", false, "print what would run, run nothing")
 		fs.Duration("checkpoint-interval", 10*time.Second, "minimum time between checkpoints of a task")
+		fs.Duration("snapshot-interval", 30*time.Second, "how often to refresh the event log snapshot that other commands read during the run (0: never)")
 	case "audit":
 		fs.String("curve", "", "audit only this curve (its key, e.g. ars)")
 		fs.String("panel", "", "audit only this panel (its key, e.g. 1000)")
@@ -174,6 +178,11 @@ func parseConfig(args []string, stderr io.Writer) (*Config, error) {
 			problems = append(problems, err.Error())
 		} else if c.CheckpointInterval < 0 {
 			problems = append(problems, "--checkpoint-interval: must not be negative")
+		}
+		if c.SnapshotInterval, err = durationSetting(v, "snapshot-interval"); err != nil {
+			problems = append(problems, err.Error())
+		} else if c.SnapshotInterval < 0 {
+			problems = append(problems, "--snapshot-interval: must not be negative")
 		}
 	}
 	c.AuditCurve, c.AuditPanel, c.AuditX = v.GetString("curve"), v.GetString("panel"), v.GetString("x")
@@ -278,6 +287,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitInvalid
 	}
+	c.Stderr = stderr
 	var code int
 	switch c.Command {
 	case "run":

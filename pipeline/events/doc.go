@@ -65,4 +65,8 @@
 //   - bbolt trusts its file; Open checks the meta pages and the file size
 //     before touching any other page, and a panic or memory fault inside
 //     bbolt while reading is reported as ErrCorruptLog rather than crashing.
+//   - The writing process holds an exclusive lock, so other processes
+//     cannot even read the log. Snapshot copies it, consistently as of the
+//     latest commit, to "<name>.snapshot" (temp file, fsync, rename), and
+//     OpenSnapshot opens that copy read-only; a snapshot may lag the log.
 package events

@@ -64,9 +64,10 @@ const defaultTimeout = time.Second
 
 // Log is an open event log. Its methods are safe for concurrent use.
 type Log struct {
-	db       *bolt.DB
-	path     string
-	readOnly bool
+	db         *bolt.DB
+	path       string
+	readOnly   bool
+	snapshotOf string // set by OpenSnapshot
 
 	commits atomic.Uint64 // committed write transactions, for tests
 

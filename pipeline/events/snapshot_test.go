@@ -1,0 +1,77 @@
+package events
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A snapshot taken while a writer commits is a complete, readable log
+// holding a prefix of what was committed; the last one holds everything.
+func TestSnapshotDuringWritesIsConsistent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.db")
+	l, err := Open(path, Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := OpenSnapshot(path, Options{}); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("snapshot before any was taken: %v", err)
+	}
+	run, err := l.BeginRun(nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := l.NewWriter(WriterOptions{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := int64(1); i <= 2000; i++ {
+			w.Append(Event{Type: TypeIter, Run: run, Task: "t", Iter: &Iter{Iteration: i, Samples: i}})
+		}
+	}()
+	for i := 0; i < 5; i++ {
+		if err := l.Snapshot(); err != nil {
+			t.Fatal(err)
+		}
+		s, err := OpenSnapshot(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		its, err := s.Iterations("t", run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, it := range its {
+			if it.Iteration != int64(j+1) {
+				t.Fatalf("snapshot %d: iteration %d at %d", i, it.Iteration, j)
+			}
+		}
+		if s.SnapshotOf() != path {
+			t.Errorf("SnapshotOf = %q", s.SnapshotOf())
+		}
+		s.Close()
+	}
+	wg.Wait()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenSnapshot(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if its, err := s.Iterations("t", run); err != nil || len(its) != 2000 {
+		t.Fatalf("final snapshot: %d iterations, %v", len(its), err)
+	}
+	if _, err := s.BeginRun(nil, 2); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("a snapshot accepted a write: %v", err)
+	}
+}
