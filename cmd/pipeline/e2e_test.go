@@ -343,7 +343,7 @@ func TestCodeEditRerunsOnlyTasksCompiledFromIt(t *testing.T) {
 func TestSecondRunOnALockedStoreFailsAtOnce(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
-	dagPath, _ := filepath.Abs("testdata/resume.yaml")
+	dagPath, _ := filepath.Abs("testdata/long.yaml")
 	// No snapshot: every command, read-only ones too, is turned away.
 	first := exec.Command(bin, "run", "--dag", dagPath, "--store", "store", "--figures", "fig", "--snapshot-interval", "0")
 	first.Dir = dir
@@ -435,7 +435,7 @@ func TestSIGINTSavesProgressAndExits130(t *testing.T) {
 func TestReadOnlyCommandsReadTheRunsSnapshot(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
-	dagPath, _ := filepath.Abs("testdata/resume.yaml")
+	dagPath, _ := filepath.Abs("testdata/long.yaml")
 	first := exec.Command(bin, "run", "--dag", dagPath, "--store", "store", "--figures", "fig", "--snapshot-interval", "100ms")
 	first.Dir = dir
 	if err := first.Start(); err != nil {
