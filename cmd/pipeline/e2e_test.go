@@ -449,7 +449,6 @@ func TestReadOnlyCommandsReadTheRunsSnapshot(t *testing.T) {
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
-	time.Sleep(300 * time.Millisecond) // a snapshot after the train tasks started
 	cmd := func(args ...string) (string, string, int) {
 		c := exec.Command(bin, append(args, "--dag", dagPath, "--store", "store", "--figures", "fig")...)
 		c.Dir = dir
@@ -458,7 +457,17 @@ func TestReadOnlyCommandsReadTheRunsSnapshot(t *testing.T) {
 		c.Run()
 		return out.String(), errb.String(), c.ProcessState.ExitCode()
 	}
-	out, errs, code := cmd("status")
+	// The snapshot lags the log by up to an interval plus a commit delay:
+	// poll until it shows the train task started.
+	var out, errs string
+	var code int
+	for i := 0; i < 50; i++ {
+		out, errs, code = cmd("status")
+		if strings.Contains(out, "started     train/linreg/d=10/method=sgd/seed=5488") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	if code != 0 || !strings.Contains(errs, "is held by a running pipeline; reading its snapshot") ||
 		!strings.Contains(out, "started     train/linreg/d=10/method=sgd/seed=5488") || !strings.Contains(out, "done        generate/linreg/d=10/seed=5488") {
 		t.Fatalf("status during a run: exit %d\n%s\n%s", code, out, errs)
