@@ -38,6 +38,11 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 	storeDir, figDir := filepath.Join(dir, "store"), filepath.Join(dir, "fig")
 	common := []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke", "--store", storeDir, "--figures", figDir}
 	pipelineRun(t, bin, root, common...)
+	// A target cuts the DAG down to it and its ancestors, with the same
+	// identities: all cached.
+	if only, _ := pipelineRun(t, bin, root, append([]string{"plot/fig3c-lqr"}, common...)...); len(only.Executed) != 0 || len(only.Cached) != 27 {
+		t.Fatalf("run plot/fig3c-lqr after a full run: executed %v, %d cached (want 0, 27)", only.Executed, len(only.Cached))
+	}
 
 	// Every point of every figure equals its recomputation from events.
 	pngs, _ := filepath.Glob(filepath.Join(figDir, "*.png"))

@@ -1,7 +1,7 @@
 // Command pipeline runs and inspects the experiment DAG declared in
 // dag.yaml.
 //
-//	pipeline run    [--dag FILE] [--profile P] [--jobs N] [--store DIR] [--force] [--dry-run] [--json]
+//	pipeline run    [TARGET...] [--dag FILE] [--profile P] [--jobs N] [--store DIR] [--force] [--dry-run] [--json]
 //	pipeline status [--dag FILE] [--profile P] [--store DIR]
 //	pipeline dag    [--dag FILE] [--profile P]
 //	pipeline why    TASK [--dag FILE] [--profile P] [--store DIR]

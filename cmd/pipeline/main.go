@@ -82,7 +82,8 @@ func (e *usageError) Error() string { return e.msg }
 const usage = `usage: pipeline <command> [flags]
 
 commands:
-  run      execute the DAG (only what changed)
+  run      [TARGET...]: execute the DAG, or only the named stages/tasks and
+           what they need (only what changed)
   status   last recorded state of every task
   dag      print the expanded task graph
   why      TASK: what changed in a task's identity since its last run
@@ -217,6 +218,8 @@ func parseConfig(args []string, stderr io.Writer) (*Config, error) {
 		if len(c.Args) != 1 {
 			problems = append(problems, fmt.Sprintf("pipeline %s: takes exactly one TASK argument, got %d", cmd, len(c.Args)))
 		}
+	case "run":
+		// TARGETs: stages or tasks to run with their ancestors (dag.Plan.Only).
 	case "audit":
 		if len(c.Args) != 1 {
 			problems = append(problems, fmt.Sprintf("pipeline audit: takes exactly one FIGURE argument (a file under --figures or an artifact ID), got %d", len(c.Args)))
@@ -322,5 +325,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func loadPlan(c *Config) (*dag.Plan, error) {
-	return dag.Load(c.DAG, c.Profile, stages.Kinds())
+	plan, err := dag.Load(c.DAG, c.Profile, stages.Kinds())
+	if err != nil || c.Command != "run" {
+		return plan, err
+	}
+	return plan.Only(c.Args)
 }
