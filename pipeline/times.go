@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"slices"
 	"time"
 
 	"zorepro/pipeline/events"
@@ -15,6 +16,7 @@ type StageTime struct {
 	Tasks    int           `json:"tasks"`
 	Finished int           `json:"finished"` // tasks whose current action finished
 	TaskTime time.Duration `json:"task_time"`
+	Runs     []uint64      `json:"runs"` // the runs that executed these actions
 }
 
 // TaskTimes sums, per stage in plan order, the recorded execution time of
@@ -46,8 +48,14 @@ func (e *Engine) TaskTimes() ([]StageTime, error) {
 		if err != nil {
 			return nil, err
 		}
-		d, finished := actionTime(evs, act[t.Path])
+		d, finished, runs := actionTime(evs, act[t.Path])
 		st.TaskTime += d
+		for _, r := range runs {
+			if !slices.Contains(st.Runs, r) {
+				st.Runs = append(st.Runs, r)
+			}
+		}
+		slices.Sort(st.Runs)
 		if finished {
 			st.Finished++
 		}
@@ -58,7 +66,7 @@ func (e *Engine) TaskTimes() ([]StageTime, error) {
 // actionTime sums the durations of the runs of one action: each from its
 // "started" event to its end state in the same run, or to the last timed
 // event of that run (a run that was killed).
-func actionTime(evs []events.Event, action string) (d time.Duration, finished bool) {
+func actionTime(evs []events.Event, action string) (d time.Duration, finished bool, runs []uint64) {
 	var run uint64
 	var t0, last int64
 	flush := func() {
@@ -75,6 +83,9 @@ func actionTime(evs []events.Event, action string) (d time.Duration, finished bo
 		case ev.Type == events.TypeState && ev.State == events.StateStarted:
 			flush()
 			run, t0, last = ev.Run, ev.Time, ev.Time
+			if !slices.Contains(runs, run) {
+				runs = append(runs, run)
+			}
 		case ev.Run == run && t0 > 0 && ev.Time > 0:
 			last = max(last, ev.Time)
 			if ev.Type == events.TypeState && ev.State == events.StateDone {
@@ -86,5 +97,29 @@ func actionTime(evs []events.Event, action string) (d time.Duration, finished bo
 		}
 	}
 	flush()
-	return d, finished
+	return d, finished, runs
+}
+
+// RunsWallTime sums the wall time of the given runs: each from its start
+// to its end event, or to its last timed event if it was killed.
+func (e *Engine) RunsWallTime(runs []uint64) (time.Duration, error) {
+	var total time.Duration
+	for _, r := range runs {
+		evs, err := e.Events.RunEvents(r)
+		if err != nil {
+			return 0, err
+		}
+		var t0, t1 int64
+		for _, ev := range evs {
+			if ev.Time == 0 {
+				continue
+			}
+			if t0 == 0 || ev.Time < t0 {
+				t0 = ev.Time
+			}
+			t1 = max(t1, ev.Time)
+		}
+		total += time.Duration(t1 - t0)
+	}
+	return total, nil
 }

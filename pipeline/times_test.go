@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"testing"
 
 	"zorepro/pipeline/events"
@@ -22,11 +23,11 @@ func TestActionTimeSumsEveryRunOfTheAction(t *testing.T) {
 		st(4, events.StateStarted, 4000, "a"), st(4, events.StateDone, 4030, "a"),
 		st(5, events.StateCached, 5000, "a"),
 	}
-	d, finished := actionTime(evs, "a")
-	if d != 5+20+30 || !finished {
-		t.Fatalf("actionTime = %d, %v; want 55, true", d, finished)
+	d, finished, runs := actionTime(evs, "a")
+	if d != 5+20+30 || !finished || fmt.Sprint(runs) != "[2 3 4]" {
+		t.Fatalf("actionTime = %d, %v, runs %v; want 55, true, [2 3 4]", d, finished, runs)
 	}
-	if d, finished := actionTime(evs[:4], "a"); d != 5 || finished {
+	if d, finished, _ := actionTime(evs[:4], "a"); d != 5 || finished {
 		t.Fatalf("unfinished: %d, %v; want 5, false", d, finished)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -463,5 +464,31 @@ func TestRunRemovesStaleExportTempFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(figs, "mine.png")); err != nil {
 		t.Errorf("a file that is not an export temp file was removed: %v", err)
+	}
+}
+
+// Task times and the runs behind them span an interrupted and a resumed run.
+func TestTaskTimesAcrossRuns(t *testing.T) {
+	h := newDrift(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	h.kind.stopAt, h.kind.cancel = 9, cancel
+	if _, err := h.run(ctx, 0); !errors.Is(err, pipeline.ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	h.kind.stopAt = 0
+	if _, err := h.run(context.Background(), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	e := h.engine(time.Hour)
+	sts, err := e.TaskTimes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sts) != 2 || sts[1].Stage != "w" || sts[1].Finished != 3 || sts[1].TaskTime <= 0 || fmt.Sprint(sts[1].Runs) != "[1 2]" {
+		t.Fatalf("task times: %+v", sts)
+	}
+	wall, err := e.RunsWallTime(sts[1].Runs)
+	if err != nil || wall <= 0 {
+		t.Fatalf("wall time of runs %v: %v, %v", sts[1].Runs, wall, err)
 	}
 }

@@ -349,12 +349,24 @@ func statusTimes(eng *pipeline.Engine, c *Config, stdout io.Writer) (int, error)
 		return exitOK, json.NewEncoder(stdout).Encode(sts)
 	}
 	var total time.Duration
-	fmt.Fprintf(stdout, "%-24s %8s %12s\n", "stage", "finished", "task time")
+	var runs []uint64
+	fmt.Fprintf(stdout, "%-24s %8s %12s  %s\n", "stage", "finished", "task time", "runs")
 	for _, st := range sts {
-		fmt.Fprintf(stdout, "%-24s %4d/%-4d %12s\n", st.Stage, st.Finished, st.Tasks, st.TaskTime.Round(time.Second))
+		fmt.Fprintf(stdout, "%-24s %4d/%-4d %12s  %v\n", st.Stage, st.Finished, st.Tasks, st.TaskTime.Round(time.Second), st.Runs)
 		total += st.TaskTime
+		for _, r := range st.Runs {
+			if !slices.Contains(runs, r) {
+				runs = append(runs, r)
+			}
+		}
 	}
-	fmt.Fprintf(stdout, "total task time %s (on N workers, wall time is about this divided by N)\n", total.Round(time.Second))
+	slices.Sort(runs)
+	wall, err := eng.RunsWallTime(runs)
+	if err != nil {
+		return exitFailed, err
+	}
+	fmt.Fprintf(stdout, "total task time %s: each task's own wall time, summed (tasks overlap when they run side by side)\n", total.Round(time.Second))
+	fmt.Fprintf(stdout, "wall time of the %d runs %v that did this work: %s\n", len(runs), runs, wall.Round(time.Second))
 	return exitOK, nil
 }
 
