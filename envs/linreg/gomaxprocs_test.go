@@ -8,12 +8,13 @@ import (
 	"zorepro/pipeline/stream"
 )
 
-// gonum's GEMM splits large products across GOMAXPROCS goroutines; each
-// output block is still accumulated by one goroutine in a fixed order, so
-// batches must not depend on the number of cores. This pins that.
+// Batches must not depend on the number of cores: Correlate is serial, and
+// Generate's eigendecomposition and products (gonum, which splits large
+// products across GOMAXPROCS goroutines) must accumulate each output in a
+// fixed order. This pins that.
 func TestBatchBitsIndependentOfGOMAXPROCS(t *testing.T) {
-	// d = 300 with a batch of 256 is large enough for gonum's parallel
-	// GEMM path (at least 4 output blocks of 64×64).
+	// d = 300 with a batch of 256 would take gonum's parallel GEMM path
+	// (at least 4 output blocks of 64×64).
 	src := stream.New(5488, "test", nil)
 	in := Generate(300, src.Rand("instance"))
 	batch := func(procs int) []float64 {

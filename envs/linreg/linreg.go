@@ -48,6 +48,10 @@ type Instance struct {
 	// eigenvalues of C0 sorted descending, the first ⌊d/2⌋ doubled, the rest
 	// halved, and any negative value (roundoff) clamped to 0.
 	Lambda []float64
+
+	// strips is Factor packed for Correlate (packFactor), made by Generate
+	// and UnmarshalBinary; nil for an Instance built field by field.
+	strips []float64
 }
 
 // Generate draws an instance with input dimension d ≥ 1 from rng, exactly as
@@ -117,7 +121,7 @@ func Generate(d int, rng *rand.Rand) *Instance {
 			factor.Set(i, j, u.At(i, k)*r)
 		}
 	}
-	return &Instance{D: d, WStar: wstar, Factor: factor, Lambda: lambda}
+	return &Instance{D: d, WStar: wstar, Factor: factor, Lambda: lambda, strips: packFactor(factor)}
 }
 
 // Dim returns D+1, the length of a feature row and of w (with the bias).
@@ -131,7 +135,7 @@ func (in *Instance) Dim() int { return in.D + 1 }
 //  1. ε: n×Dim standard normals, row-major;
 //  2. ξ: one standard normal, scaled by NoiseStd, shared by the whole batch.
 //
-// Then z = ε·Factorᵀ (BLAS dgemm; each row is Factor·ε_i), x = z/√d with d
+// Then z = ε·Factorᵀ (Correlate; each row is Factor·ε_i), x = z/√d with d
 // the input dimension (not Dim), x[0] = 1, and y = X·w* + ξ (BLAS dgemv).
 // It panics if X does not have Dim columns or len(y) != rows(X).
 func (in *Instance) Batch(rng *rand.Rand, X *mat.Dense, y []float64) {
@@ -148,7 +152,7 @@ func (in *Instance) Batch(rng *rand.Rand, X *mat.Dense, y []float64) {
 	}
 	xi := rng.NormFloat64() * NoiseStd
 
-	X.Mul(eps, in.Factor.T())
+	in.Correlate(eps, X)
 	sqd := math.Sqrt(float64(in.D))
 	for i := 0; i < n; i++ {
 		row := X.RawRowView(i)
@@ -429,5 +433,6 @@ func (in *Instance) UnmarshalBinary(data []byte) error {
 		Lambda: lambda,
 		Factor: mat.NewDense(n, n, vals[2*n:]),
 	}
+	in.strips = packFactor(in.Factor)
 	return nil
 }

@@ -46,7 +46,7 @@ func (in *Instance) Draw(rng *rand.Rand, S *mat.Dense, a []float64) {
 	for i := range raw.Data {
 		raw.Data[i] = rng.NormFloat64()
 	}
-	S.Mul(eps, in.Lin.Factor.T())
+	in.Lin.Correlate(eps, S)
 	scale := 1 / math.Sqrt(float64(in.Lin.D))
 	for i := 0; i < n; i++ {
 		row := S.RawRowView(i)
