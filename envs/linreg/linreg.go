@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"zorepro/envs/linreg/fma"
 )
 
 // NoiseStd is the standard deviation of the per-batch label noise ξ (§3.1.3).
@@ -49,9 +51,9 @@ type Instance struct {
 	// halved, and any negative value (roundoff) clamped to 0.
 	Lambda []float64
 
-	// strips is Factor packed for Correlate (packFactor), made by Generate
-	// and UnmarshalBinary; nil for an Instance built field by field.
-	strips []float64
+	// packed is Factor packed for Correlate, made by Generate and
+	// UnmarshalBinary; nil for an Instance built field by field.
+	packed *fma.Packed
 }
 
 // Generate draws an instance with input dimension d ≥ 1 from rng, exactly as
@@ -121,7 +123,7 @@ func Generate(d int, rng *rand.Rand) *Instance {
 			factor.Set(i, j, u.At(i, k)*r)
 		}
 	}
-	return &Instance{D: d, WStar: wstar, Factor: factor, Lambda: lambda, strips: packFactor(factor)}
+	return &Instance{D: d, WStar: wstar, Factor: factor, Lambda: lambda, packed: fma.Pack(factor)}
 }
 
 // Dim returns D+1, the length of a feature row and of w (with the bias).
@@ -166,6 +168,19 @@ func (in *Instance) Batch(rng *rand.Rand, X *mat.Dense, y []float64) {
 	for i := range y {
 		y[i] += xi
 	}
+}
+
+// Correlate sets Z = E·Factorᵀ: row i of Z is Factor·ε_i, a draw from
+// N(0, C) when ε_i ~ N(0, I). Each element is one fused multiply–add chain
+// over the columns of Factor in index order (package fma), so the bits do
+// not depend on the machine or the number of cores. E and Z are n×Dim and
+// must not share memory; it panics otherwise.
+func (in *Instance) Correlate(E, Z *mat.Dense) {
+	p := in.packed
+	if p == nil { // an Instance built field by field
+		p = fma.Pack(in.Factor)
+	}
+	p.MulT(E, Z)
 }
 
 // NewBatch allocates and fills a batch of n ≥ 1 examples (see Batch).
@@ -433,6 +448,6 @@ func (in *Instance) UnmarshalBinary(data []byte) error {
 		Lambda: lambda,
 		Factor: mat.NewDense(n, n, vals[2*n:]),
 	}
-	in.strips = packFactor(in.Factor)
+	in.packed = fma.Pack(in.Factor)
 	return nil
 }

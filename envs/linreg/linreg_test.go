@@ -405,3 +405,45 @@ func floatsDot(a, b []float64) float64 {
 	}
 	return s
 }
+
+// TestBatchIsFactorTimesEps checks §3.1.3 against its definition: the rows
+// of a batch are x = (Factor·ε)/√d with x[0] = 1, Factor·ε being one fused
+// multiply–add chain per element in index order (package fma), for a
+// generated instance, a decoded one and one built field by field.
+func TestBatchIsFactorTimesEps(t *testing.T) {
+	in := Generate(37, testSource().Rand("instance"))
+	enc, err := in.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dec Instance
+	if err := dec.UnmarshalBinary(enc); err != nil {
+		t.Fatal(err)
+	}
+	bare := &Instance{D: in.D, WStar: in.WStar, Factor: in.Factor, Lambda: in.Lambda}
+	const n = 6
+	// The draws of Batch: ε row-major, then ξ.
+	rng := testSource().Rand("batch")
+	eps := make([]float64, n*in.Dim())
+	for i := range eps {
+		eps[i] = rng.NormFloat64()
+	}
+	sqd := math.Sqrt(float64(in.D))
+	for name, inst := range map[string]*Instance{"generated": in, "decoded": &dec, "bare": bare} {
+		X, _ := inst.NewBatch(testSource().Rand("batch"), n)
+		for i := 0; i < n; i++ {
+			for j := 1; j < in.Dim(); j++ {
+				var acc float64
+				for k := 0; k < in.Dim(); k++ {
+					acc = math.FMA(eps[i*in.Dim()+k], in.Factor.At(j, k), acc)
+				}
+				if want := acc / sqd; math.Float64bits(X.At(i, j)) != math.Float64bits(want) {
+					t.Fatalf("%s instance: x[%d][%d] = %v, want %v", name, i, j, X.At(i, j), want)
+				}
+			}
+			if X.At(i, 0) != 1 {
+				t.Fatalf("%s instance: bias x[%d][0] = %v", name, i, X.At(i, 0))
+			}
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"zorepro/envs/linreg"
+	"zorepro/envs/linreg/fma"
 )
 
 // ErrFormat is returned when an instance's bytes cannot be decoded.
@@ -97,9 +98,10 @@ func (in *Instance) NewMoments() *Moments {
 	return &Moments{in: in, sts: mat.NewSymDense(b, nil), sta: make([]float64, b)}
 }
 
-// Add accumulates a chunk of rounds.
+// Add accumulates a chunk of rounds. SᵀS is added with fma.GramAdd: per
+// chunk, one fused multiply–add chain per element over the rounds in order.
 func (m *Moments) Add(S *mat.Dense, a []float64) {
-	m.sts.SymRankK(m.sts, 1, S.T())
+	fma.GramAdd(m.sts, S)
 	n, b := S.Dims()
 	for i := 0; i < n; i++ {
 		row := S.RawRowView(i)

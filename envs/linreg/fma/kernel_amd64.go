@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package linreg
+package fma
 
 import "golang.org/x/sys/cpu"
 
@@ -14,20 +14,20 @@ func init() {
 	}
 }
 
-func kernelAVX2(dim int, rows *[panelRows][]float64, strip []float64, out *[panelRows * stripWidth]float64) {
-	if dim == 0 {
+func kernelAVX2(k int, rows *[panelRows][]float64, strip []float64, out *[panelRows * stripWidth]float64) {
+	if k == 0 {
 		*out = [panelRows * stripWidth]float64{}
 		return
 	}
-	_ = strip[dim*stripWidth-1]
+	_ = strip[k*stripWidth-1]
 	for _, r := range rows {
-		_ = r[dim-1]
+		_ = r[k-1]
 	}
-	fmaKernel4x8(dim, &rows[0][0], &rows[1][0], &rows[2][0], &rows[3][0], &strip[0], out)
+	fmaKernel4x8(k, &rows[0][0], &rows[1][0], &rows[2][0], &rows[3][0], &strip[0], out)
 }
 
 // fmaKernel4x8 is kernelGo for four rows of length k and one strip, with
-// eight accumulators of four lanes (correlate_amd64.s).
+// eight accumulators of four lanes (kernel_amd64.s).
 //
 //go:noescape
 func fmaKernel4x8(k int, a0, a1, a2, a3, strip *float64, out *[panelRows * stripWidth]float64)
