@@ -58,9 +58,26 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 		}
 	}
 
+	// show: a task's output files, one file's exact bytes, and clear errors.
+	tune := "tune/linreg/d=10/method=ars"
+	out, code := cli(t, bin, root, append([]string{"show", tune}, common...)...)
+	if code != 0 || !regexp.MustCompile(`(?m)^  chosen\.json +\d+ bytes  xxh64-[0-9a-f]{16}\n  table\.csv +\d+ bytes  xxh64-`).MatchString(out) {
+		t.Fatalf("show %s: exit %d\n%s", tune, code, out)
+	}
+	out, code = cli(t, bin, root, append([]string{"show", tune, "table.csv"}, common...)...)
+	if code != 0 || !strings.HasPrefix(out, "point,alpha,directions,nu,top,mean_test_loss,") || !strings.Contains(out, ",yes,") {
+		t.Fatalf("show %s table.csv: exit %d\n%s", tune, code, out)
+	}
+	if out, code = cli(t, bin, root, append([]string{"show", tune, "nope.csv"}, common...)...); code != 2 || !strings.Contains(out, `has no file "nope.csv"; its files are chosen.json, table.csv`) {
+		t.Fatalf("show of a missing file: exit %d\n%s", code, out)
+	}
+	if out, code = cli(t, bin, root, append([]string{"show", "tune/nosuch"}, common...)...); code != 2 {
+		t.Fatalf("show of an unknown task: exit %d\n%s", code, out)
+	}
+
 	// One point, traced to the runs, streams and events behind it.
 	point := append([]string{"audit", "fig2-linreg.svg", "--panel", "10", "--curve", "ars", "--x", "5000"}, common...)
-	out, code := cli(t, bin, root, point...)
+	out, code = cli(t, bin, root, point...)
 	for _, want := range []string{
 		"point panel 10, curve ars, samples = 5000", "equal bit for bit",
 		"evaluate evaluate/linreg/d=10/method=ars/seed=5488", "train    train/linreg/d=10/method=ars/seed=5488",

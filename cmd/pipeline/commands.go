@@ -391,3 +391,67 @@ func openLog(c *Config, readOnly bool) (*events.Log, error) {
 	}
 	return snap, nil
 }
+
+// showFile is one file of a task's output, as `show --json` prints it.
+type showFile struct {
+	Name  string `json:"name"`
+	ID    string `json:"id"`
+	Bytes int    `json:"bytes"`
+}
+
+// cmdShow prints the latest recorded output of a task: its files with their
+// sizes and content IDs or, given FILE, that file's bytes exactly (e.g. a
+// tuning table: `show tune/linreg/d=10/method=ars table.csv`).
+func cmdShow(c *Config, stdout io.Writer) (int, error) {
+	eng, closeLog, err := openEngine(c, true)
+	if err != nil {
+		return exitInvalidOr(err), err
+	}
+	defer closeLog()
+	p, err := eng.LastProduction(c.Args[0])
+	switch {
+	case errors.Is(err, pipeline.ErrUnknownTask) || errors.Is(err, pipeline.ErrNotRecorded):
+		return exitInvalid, err
+	case err != nil:
+		return exitFailed, err
+	}
+	entries, err := eng.OutputEntries(p.Output)
+	if err != nil {
+		return exitFailed, err
+	}
+	names := slices.Sorted(maps.Keys(entries))
+	if len(c.Args) == 2 {
+		id, ok := entries[c.Args[1]]
+		if !ok {
+			return exitInvalid, fmt.Errorf("%s: output %s has no file %q; its files are %s", p.Task, p.Output, c.Args[1], strings.Join(names, ", "))
+		}
+		b, err := eng.Store.Get(id)
+		if err != nil {
+			return exitFailed, fmt.Errorf("%s: %s: %w", p.Task, c.Args[1], err)
+		}
+		if _, err := stdout.Write(b); err != nil {
+			return exitFailed, err
+		}
+		return exitOK, nil
+	}
+	files := make([]showFile, 0, len(names))
+	for _, name := range names {
+		b, err := eng.Store.Get(entries[name])
+		if err != nil {
+			return exitFailed, fmt.Errorf("%s: %s: %w", p.Task, name, err)
+		}
+		files = append(files, showFile{Name: name, ID: entries[name].String(), Bytes: len(b)})
+	}
+	if c.JSON {
+		err := json.NewEncoder(stdout).Encode(map[string]any{"task": p.Task, "action": p.Action, "run": p.Run, "output": p.Output, "files": files})
+		if err != nil {
+			return exitFailed, err
+		}
+		return exitOK, nil
+	}
+	fmt.Fprintf(stdout, "%s: output %s (action %s, recorded in run %d; `pipeline why %s` tells whether it is current)\n", p.Task, p.Output, p.Action, p.Run, p.Task)
+	for _, f := range files {
+		fmt.Fprintf(stdout, "  %-28s %10d bytes  %s\n", f.Name, f.Bytes, f.ID)
+	}
+	return exitOK, nil
+}

@@ -88,6 +88,7 @@ commands:
   dag      print the expanded task graph
   why      TASK: what changed in a task's identity since its last run
   events   TASK: a task's recorded events
+  show     TASK [FILE]: the files of a task's recorded output, or one file's bytes
   audit    FIGURE: the runs, seeds, streams and events behind a figure or one of its points
   replay   TASK: re-execute a task and compare its events with the recorded ones
   verify   re-execute cached tasks and compare their outputs with the recorded ones
@@ -102,7 +103,7 @@ func parseConfig(args []string, stderr io.Writer) (*Config, error) {
 	}
 	cmd := args[0]
 	switch cmd {
-	case "run", "status", "dag", "why", "events", "audit", "replay", "verify", "gc":
+	case "run", "status", "dag", "why", "events", "show", "audit", "replay", "verify", "gc":
 	default:
 		return nil, &usageError{fmt.Sprintf("unknown command %q\n%s", cmd, usage)}
 	}
@@ -220,6 +221,10 @@ func parseConfig(args []string, stderr io.Writer) (*Config, error) {
 		}
 	case "run":
 		// TARGETs: stages or tasks to run with their ancestors (dag.Plan.Only).
+	case "show":
+		if len(c.Args) != 1 && len(c.Args) != 2 {
+			problems = append(problems, fmt.Sprintf("pipeline show: takes a TASK and optionally one FILE of its output, got %d arguments", len(c.Args)))
+		}
 	case "audit":
 		if len(c.Args) != 1 {
 			problems = append(problems, fmt.Sprintf("pipeline audit: takes exactly one FIGURE argument (a file under --figures or an artifact ID), got %d", len(c.Args)))
@@ -303,6 +308,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = cmdWhy(c, stdout)
 	case "events":
 		code, err = cmdEvents(c, stdout)
+	case "show":
+		code, err = cmdShow(c, stdout)
 	case "audit":
 		code, err = cmdAudit(c, stdout)
 	case "replay":

@@ -31,6 +31,7 @@ func TestBadFlags(t *testing.T) {
 		{"bad force from env", []string{"run"}, map[string]string{"PIPELINE_FORCE": "maybe"}, `--force (or PIPELINE_FORCE): "maybe" is not true or false`},
 		{"why without task", []string{"why"}, nil, "pipeline why: takes exactly one TASK argument, got 0"},
 		{"events with two tasks", []string{"events", "a", "b"}, nil, "pipeline events: takes exactly one TASK argument, got 2"},
+		{"show with three arguments", []string{"show", "a", "b", "c"}, nil, "pipeline show: takes a TASK and optionally one FILE of its output, got 3 arguments"},
 		{"run an unknown target", []string{"run", "--dag", good, "--store", filepath.Join(dir, "s"), "plot/nope"}, nil, `no stage or task matches ["plot/nope"]`},
 		{"status with argument", []string{"status", "extra"}, nil, `pipeline status: unexpected arguments ["extra"]`},
 		{"unknown profile", []string{"dag", "--dag", good, "--profile", "fast"}, nil, `unknown profile "fast" (known: paper, quick, smoke)`},
