@@ -22,7 +22,7 @@
 // Measured side by side on one core of the development machine (Xeon, AVX2
 // and FMA), on the d = 1000 shapes: MulT takes 0.34× the time of gonum's
 // Dgemm for N = 10 rows, 0.25× for 200 and 0.26× for 256 (about 37 Gflop/s);
-// GramAdd of a 1,000-round chunk takes 0.28× the time of gonum's Dsyrk
+// GramAdd of a 1,000-round chunk takes 0.27× the time of gonum's Dsyrk
 // (BenchmarkMulT, BenchmarkGramAdd). The portable kernel takes about 2.1×
 // gonum's time.
 package fma

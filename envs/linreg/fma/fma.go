@@ -24,24 +24,21 @@ type Packed struct {
 }
 
 // Pack packs F. F must have at least one row and one column.
-func Pack(F mat.Matrix) *Packed {
+func Pack(F *mat.Dense) *Packed {
 	m, k := F.Dims()
 	if m < 1 || k < 1 {
 		panic(fmt.Sprintf("fma: Pack: F is %d×%d", m, k))
 	}
 	p := &Packed{m: m, k: k, strips: make([]float64, (m+stripWidth-1)/stripWidth*k*stripWidth)}
 	for i := 0; i < m; i++ {
-		s, q := i/stripWidth, i%stripWidth
-		base := s * k * stripWidth
-		for j := 0; j < k; j++ {
-			p.strips[base+j*stripWidth+q] = F.At(i, j)
+		strip := p.strips[i/stripWidth*k*stripWidth:]
+		q := i % stripWidth
+		for j, v := range F.RawRowView(i) {
+			strip[j*stripWidth+q] = v
 		}
 	}
 	return p
 }
-
-// Dims returns the dimensions m×k of the packed matrix F.
-func (p *Packed) Dims() (m, k int) { return p.m, p.k }
 
 // MulT sets Z = E·Fᵀ: Z[i][j] is the chain over l < k of E[i][l]·F[j][l].
 // E is n×k and Z is n×m; they must not share memory. It panics on
