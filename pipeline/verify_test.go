@@ -131,6 +131,23 @@ func (h *driftHarness) run(ctx context.Context, ckpt time.Duration) (*pipeline.R
 	return e.Run(ctx)
 }
 
+// interruptedThenResumed runs the DAG twice: the first run is cancelled at
+// iteration 9 (checkpointing every iteration), the second resumes and
+// finishes. It returns an engine on the result.
+func (h *driftHarness) interruptedThenResumed() *pipeline.Engine {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h.kind.stopAt, h.kind.cancel = 9, cancel
+	if _, err := h.run(ctx, 0); !errors.Is(err, pipeline.ErrInterrupted) {
+		h.t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	h.kind.stopAt = 0
+	if _, err := h.run(context.Background(), time.Hour); err != nil {
+		h.t.Fatal(err)
+	}
+	return h.engine(time.Hour)
+}
+
 func (h *driftHarness) scratch() *pipeline.Scratch {
 	h.t.Helper()
 	sc, err := pipeline.OpenScratch(filepath.Join(h.t.TempDir(), "scratch"))
@@ -234,16 +251,7 @@ func TestReplayRefusesAChangedIdentity(t *testing.T) {
 // of both runs: the first run's up to its checkpoint, then the second's.
 func TestReplayOfAResumedTask(t *testing.T) {
 	h := newDrift(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	h.kind.stopAt, h.kind.cancel = 9, cancel
-	if _, err := h.run(ctx, 0); !errors.Is(err, pipeline.ErrInterrupted) {
-		t.Fatalf("err = %v, want ErrInterrupted", err)
-	}
-	h.kind.stopAt = 0
-	if _, err := h.run(context.Background(), time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	e := h.engine(time.Hour)
+	e := h.interruptedThenResumed()
 	p, err := e.LastProduction("w/seed=1")
 	if err != nil {
 		t.Fatal(err)
@@ -469,17 +477,7 @@ func TestRunRemovesStaleExportTempFiles(t *testing.T) {
 
 // Task times and the runs behind them span an interrupted and a resumed run.
 func TestTaskTimesAcrossRuns(t *testing.T) {
-	h := newDrift(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	h.kind.stopAt, h.kind.cancel = 9, cancel
-	if _, err := h.run(ctx, 0); !errors.Is(err, pipeline.ErrInterrupted) {
-		t.Fatalf("err = %v, want ErrInterrupted", err)
-	}
-	h.kind.stopAt = 0
-	if _, err := h.run(context.Background(), time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	e := h.engine(time.Hour)
+	e := newDrift(t).interruptedThenResumed()
 	sts, err := e.TaskTimes()
 	if err != nil {
 		t.Fatal(err)
