@@ -55,10 +55,12 @@ func (e *Engine) TaskTimes() ([]StageTime, error) {
 				st.Runs = append(st.Runs, r)
 			}
 		}
-		slices.Sort(st.Runs)
 		if finished {
 			st.Finished++
 		}
+	}
+	for i := range out {
+		slices.Sort(out[i].Runs)
 	}
 	return out, nil
 }
