@@ -13,8 +13,8 @@
 //     the iteration, the sample total, the trajectory so far and the
 //     method's state.
 //   - Every binary encoding (Trajectory, checkpoints, RunningStat, ESAdam,
-//     method states through Encoder) starts with a 4-byte magic and a uint32
-//     version, is little-endian and deterministic, and is decoded by
+//     method states) is written with zorepro/pipeline/blob: a 4-byte magic,
+//     a uint32 version, little-endian and deterministic values, decoded by
 //     functions that validate lengths and never panic (fuzzed).
 //   - Sample counts are int64 totals; Budget and Schedule interpret them as
 //     documented on those types.

@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-)
 
-// Metric is one named training metric of an iteration (e.g. "train_loss").
-type Metric struct {
-	Name  string
-	Value float64
-}
+	"zorepro/pipeline/blob"
+	"zorepro/pipeline/task"
+)
 
 // Stat is the result of one iteration.
 type Stat struct {
@@ -21,8 +18,9 @@ type Stat struct {
 	Samples int64
 	// Done reports that the method's own stop rule fired.
 	Done bool
-	// Metrics are optional training metrics, passed on in the Event.
-	Metrics []Metric
+	// Metrics are optional training metrics, passed on in the iteration's
+	// record.
+	Metrics []task.Metric
 }
 
 // Method is one optimizer's state on one problem. The driver (Run) owns the
@@ -47,24 +45,13 @@ type Method interface {
 	UnmarshalState([]byte) error
 }
 
-// Event is what the driver records after each iteration.
-type Event struct {
-	// Iteration is the 1-based iteration just completed and Samples the
-	// total consumed so far, including it.
-	Iteration, Samples int64
-	// Digest is Digest(m.Params()) after the iteration.
-	Digest uint64
-	// Metrics are the iteration's Stat.Metrics.
-	Metrics []Metric
-}
-
 // Recorder receives a run's events and checkpoints. A nil Recorder is
 // allowed: Run then records nothing and never checkpoints.
 type Recorder interface {
 	// Iteration records one event. After a resume, the iterations after the
 	// checkpoint are recorded again with identical contents, so a recorder
 	// keyed by iteration may simply overwrite.
-	Iteration(ev Event)
+	Iteration(it task.Iter)
 	// CheckpointDue is asked after each iteration (after Iteration).
 	CheckpointDue(it int64) bool
 	// Checkpoint stores a checkpoint blob; it replaces any earlier one.
@@ -154,7 +141,7 @@ const (
 // encodeCheckpoint: "ZCKP" v1 | iteration | samples | finished | points |
 // method state blob.
 func encodeCheckpoint(st *driverState, method []byte) []byte {
-	e := NewEncoder(checkpointMagic, checkpointVersion)
+	e := blob.NewEncoder(checkpointMagic, checkpointVersion)
 	e.Int64(st.it)
 	e.Int64(st.samples)
 	e.Bool(st.finished)
@@ -164,7 +151,7 @@ func encodeCheckpoint(st *driverState, method []byte) []byte {
 }
 
 func decodeCheckpoint(data []byte) (driverState, []byte, error) {
-	d := NewDecoder(data, checkpointMagic, checkpointVersion)
+	d := blob.NewDecoder(data, checkpointMagic, checkpointVersion)
 	st := driverState{it: d.Int64(), samples: d.Int64(), finished: d.Bool()}
 	st.points = decodePoints(d)
 	method := d.Blob()
@@ -185,8 +172,8 @@ func decodeCheckpoint(data []byte) (driverState, []byte, error) {
 
 // CheckpointIteration returns the iteration after which a checkpoint blob
 // was written (0: before the first iteration).
-func CheckpointIteration(blob []byte) (int64, error) {
-	st, _, err := decodeCheckpoint(blob)
+func CheckpointIteration(state []byte) (int64, error) {
+	st, _, err := decodeCheckpoint(state)
 	return st.it, err
 }
 
@@ -195,7 +182,7 @@ func CheckpointIteration(blob []byte) (int64, error) {
 // sets them.
 //
 // Each iteration it = 1, 2, ...: check ctx; Step(it); add the samples; record
-// an Event with the digest of Params(); append a Point (a copy of
+// a task.Iter with the digest of Params(); append a Point (a copy of
 // Snapshot()) if s selects it, it is the first iteration or the run stops
 // here; stop if b is reached or Stat.Done; then, if rec.CheckpointDue(it),
 // write a checkpoint (driver state and m.MarshalState() in one versioned
@@ -227,13 +214,13 @@ func Run(ctx context.Context, m Method, b Budget, s Schedule, rec Recorder) (*Tr
 
 	var st driverState
 	if rec != nil {
-		blob, ok, err := rec.Resume()
+		state, ok, err := rec.Resume()
 		if err != nil {
 			return nil, fmt.Errorf("algos: resume: %w", err)
 		}
 		if ok {
 			var method []byte
-			if st, method, err = decodeCheckpoint(blob); err != nil {
+			if st, method, err = decodeCheckpoint(state); err != nil {
 				return nil, err
 			}
 			if err := m.UnmarshalState(method); err != nil {
@@ -272,7 +259,7 @@ func Run(ctx context.Context, m Method, b Budget, s Schedule, rec Recorder) (*Tr
 		prev := st.samples
 		st.it, st.samples = it, st.samples+stat.Samples
 		if rec != nil {
-			rec.Iteration(Event{Iteration: it, Samples: st.samples, Digest: Digest(m.Params()), Metrics: stat.Metrics})
+			rec.Iteration(task.Iter{Iteration: it, Samples: st.samples, Digest: Digest(m.Params()), Metrics: stat.Metrics})
 		}
 		st.finished = b.reached(st.samples) || stat.Done
 		if it == 1 || st.finished || s.due(it, prev, st.samples) {

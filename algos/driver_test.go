@@ -13,7 +13,9 @@ import (
 
 	"zorepro/algos"
 	"zorepro/algos/algostest"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // walk is a toy Method: w[0] counts iterations, w[1] is a random walk drawn
@@ -36,17 +38,17 @@ func (m *walk) Step(it int64) (algos.Stat, error) {
 	m.w[0]++
 	x := m.src.Rand("step", uint64(it)).NormFloat64()
 	m.w[1] += x
-	return algos.Stat{Samples: m.per, Done: it == m.doneAt, Metrics: []algos.Metric{{Name: "x", Value: x}}}, nil
+	return algos.Stat{Samples: m.per, Done: it == m.doneAt, Metrics: []task.Metric{{Name: "x", Value: x}}}, nil
 }
 func (m *walk) Params() []float64   { return m.w }
 func (m *walk) Snapshot() []float64 { return m.w }
 func (m *walk) MarshalState() ([]byte, error) {
-	e := algos.NewEncoder("WALK", 1)
+	e := blob.NewEncoder("WALK", 1)
 	e.Floats(m.w)
 	return e.Data(), nil
 }
 func (m *walk) UnmarshalState(b []byte) error {
-	d := algos.NewDecoder(b, "WALK", 1)
+	d := blob.NewDecoder(b, "WALK", 1)
 	w := d.Floats()
 	if len(w) != 2 {
 		d.Failf("walk: %d params", len(w))
@@ -233,7 +235,7 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("negative samples: %v", err)
 	}
 	_, err = algos.Run(context.Background(), newWalk(1, 0), algos.Budget{Samples: 10}, algos.Schedule{}, &algostest.MemRecorder{From: []byte("junk")})
-	if !errors.Is(err, algos.ErrFormat) {
+	if !errors.Is(err, blob.ErrFormat) {
 		t.Errorf("bad checkpoint: %v", err)
 	}
 }

@@ -3,6 +3,8 @@ package algos
 import (
 	"fmt"
 	"math"
+
+	"zorepro/pipeline/blob"
 )
 
 // ESAdam is the Adam variant of spec §1 used by repo A's ARS/ExAct and by
@@ -73,7 +75,7 @@ const (
 
 // MarshalBinary encodes t, m and v ("ZADM", version 1); Alpha is not encoded.
 func (a *ESAdam) MarshalBinary() ([]byte, error) {
-	e := NewEncoder(adamMagic, adamVersion)
+	e := blob.NewEncoder(adamMagic, adamVersion)
 	e.Int64(a.t)
 	e.Floats(a.m)
 	e.Floats(a.v)
@@ -84,7 +86,7 @@ func (a *ESAdam) MarshalBinary() ([]byte, error) {
 // is kept). It checks t ≥ 0 and len(m) = len(v); on error the receiver is
 // unchanged.
 func (a *ESAdam) UnmarshalBinary(data []byte) error {
-	d := NewDecoder(data, adamMagic, adamVersion)
+	d := blob.NewDecoder(data, adamMagic, adamVersion)
 	t := d.Int64()
 	m := d.Floats()
 	v := d.Floats()

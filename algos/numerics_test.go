@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"zorepro/pipeline/blob"
 )
 
 // TestRunningStatHand: pushes [1,2], [3,2], [5,2]: mean [3,2]; the first
@@ -72,7 +74,7 @@ func TestRunningStatTwoPass(t *testing.T) {
 	if !bytes.Equal(b1, b2) {
 		t.Fatal("restored RunningStat diverges")
 	}
-	if err := r2.UnmarshalBinary(b[:len(b)-3]); !errors.Is(err, ErrFormat) {
+	if err := r2.UnmarshalBinary(b[:len(b)-3]); !errors.Is(err, blob.ErrFormat) {
 		t.Fatalf("truncated: %v", err)
 	}
 }
@@ -107,9 +109,9 @@ func TestESAdamFirstSteps(t *testing.T) {
 	}
 
 	// State round trip continues bit-exactly.
-	blob, _ := a.MarshalBinary()
+	state, _ := a.MarshalBinary()
 	c := NewESAdam(0, alpha)
-	if err := c.UnmarshalBinary(blob); err != nil {
+	if err := c.UnmarshalBinary(state); err != nil {
 		t.Fatal(err)
 	}
 	g2 := []float64{1, 2, 3}
@@ -119,10 +121,10 @@ func TestESAdamFirstSteps(t *testing.T) {
 			t.Fatal("restored ESAdam diverges")
 		}
 	}
-	if err := c.UnmarshalBinary(append(blob, 0)); !errors.Is(err, ErrFormat) {
+	if err := c.UnmarshalBinary(append(state, 0)); !errors.Is(err, blob.ErrFormat) {
 		t.Fatalf("trailing byte: %v", err)
 	}
-	if err := c.UnmarshalBinary([]byte("ZADM\x02\x00\x00\x00")); !errors.Is(err, ErrVersion) {
+	if err := c.UnmarshalBinary([]byte("ZADM\x02\x00\x00\x00")); !errors.Is(err, blob.ErrVersion) {
 		t.Fatalf("version: %v", err)
 	}
 }
@@ -158,7 +160,7 @@ func TestTrajectoryRoundTrip(t *testing.T) {
 		{Points: []Point{{1, 10, []float64{1}}, {2, 20, nil}}},
 	}
 	for i, tr := range bad {
-		if _, err := tr.MarshalBinary(); !errors.Is(err, ErrFormat) {
+		if _, err := tr.MarshalBinary(); !errors.Is(err, blob.ErrFormat) {
 			t.Errorf("bad %d: %v", i, err)
 		}
 	}

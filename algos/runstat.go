@@ -3,6 +3,8 @@ package algos
 import (
 	"fmt"
 	"math"
+
+	"zorepro/pipeline/blob"
 )
 
 // RunningStat is the per-coordinate running mean and variance of spec §1
@@ -98,7 +100,7 @@ const (
 
 // MarshalBinary encodes n, M and S ("ZRST", version 1).
 func (r *RunningStat) MarshalBinary() ([]byte, error) {
-	e := NewEncoder(runStatMagic, runStatVersion)
+	e := blob.NewEncoder(runStatMagic, runStatVersion)
 	e.Int64(r.n)
 	e.Floats(r.m)
 	e.Floats(r.s)
@@ -109,7 +111,7 @@ func (r *RunningStat) MarshalBinary() ([]byte, error) {
 // state (including its dimension). It checks n ≥ 0 and len(M) = len(S); on
 // error the receiver is unchanged.
 func (r *RunningStat) UnmarshalBinary(data []byte) error {
-	d := NewDecoder(data, runStatMagic, runStatVersion)
+	d := blob.NewDecoder(data, runStatMagic, runStatVersion)
 	n := d.Int64()
 	m := d.Floats()
 	s := d.Floats()

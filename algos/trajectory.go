@@ -2,8 +2,11 @@ package algos
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"slices"
+
+	"zorepro/pipeline/blob"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -36,13 +39,13 @@ const (
 
 // MarshalBinary encodes the trajectory deterministically ("ZTRJ", version 1):
 // Layout; the Meta entries sorted by key; the points in order, each as
-// iteration, samples and length-prefixed params. It returns an ErrFormat
+// iteration, samples and length-prefixed params. It returns an blob.ErrFormat
 // error if the invariants do not hold.
 func (t *Trajectory) MarshalBinary() ([]byte, error) {
-	if err := checkPoints(t.Points); err != nil {
-		return nil, err
+	if msg := checkPoints(t.Points); msg != "" {
+		return nil, fmt.Errorf("%w: %s", blob.ErrFormat, msg)
 	}
-	e := NewEncoder(trajectoryMagic, trajectoryVersion)
+	e := blob.NewEncoder(trajectoryMagic, trajectoryVersion)
 	e.String(t.Layout)
 	keys := make([]string, 0, len(t.Meta))
 	for k := range t.Meta {
@@ -63,7 +66,7 @@ func (t *Trajectory) MarshalBinary() ([]byte, error) {
 // so every accepted input re-encodes to the same bytes. It never panics; on
 // error the receiver is unchanged.
 func (t *Trajectory) UnmarshalBinary(data []byte) error {
-	d := NewDecoder(data, trajectoryMagic, trajectoryVersion)
+	d := blob.NewDecoder(data, trajectoryMagic, trajectoryVersion)
 	layout := d.String()
 	n := d.Count(16)
 	var meta map[string]string
@@ -86,7 +89,7 @@ func (t *Trajectory) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-func encodePoints(e *Encoder, pts []Point) {
+func encodePoints(e *blob.Encoder, pts []Point) {
 	e.Uint64(uint64(len(pts)))
 	for _, p := range pts {
 		e.Int64(p.Iteration)
@@ -97,7 +100,7 @@ func encodePoints(e *Encoder, pts []Point) {
 
 // decodePoints reads points written by encodePoints and checks their
 // invariants.
-func decodePoints(d *Decoder) []Point {
+func decodePoints(d *blob.Decoder) []Point {
 	n := d.Count(24)
 	if d.Err() != nil {
 		return nil
@@ -107,28 +110,29 @@ func decodePoints(d *Decoder) []Point {
 		pts = append(pts, Point{Iteration: d.Int64(), Samples: d.Int64(), Params: d.Floats()})
 	}
 	if d.Err() == nil {
-		if err := checkPoints(pts); err != nil {
-			d.err = err
+		if msg := checkPoints(pts); msg != "" {
+			d.Failf("%s", msg)
 		}
 	}
 	return pts
 }
 
-func checkPoints(pts []Point) error {
-	d := &Decoder{}
+// checkPoints describes the first point that breaks the invariants, or
+// returns "".
+func checkPoints(pts []Point) string {
 	for i, p := range pts {
 		switch {
 		case p.Iteration < 1 || p.Samples < 0:
-			d.Failf("point %d: iteration %d, samples %d", i, p.Iteration, p.Samples)
+			return fmt.Sprintf("point %d: iteration %d, samples %d", i, p.Iteration, p.Samples)
 		case i > 0 && p.Iteration <= pts[i-1].Iteration:
-			d.Failf("point %d: iteration %d after %d", i, p.Iteration, pts[i-1].Iteration)
+			return fmt.Sprintf("point %d: iteration %d after %d", i, p.Iteration, pts[i-1].Iteration)
 		case i > 0 && p.Samples < pts[i-1].Samples:
-			d.Failf("point %d: samples %d after %d", i, p.Samples, pts[i-1].Samples)
+			return fmt.Sprintf("point %d: samples %d after %d", i, p.Samples, pts[i-1].Samples)
 		case i > 0 && len(p.Params) != len(pts[0].Params):
-			d.Failf("point %d: %d params, point 0 has %d", i, len(p.Params), len(pts[0].Params))
+			return fmt.Sprintf("point %d: %d params, point 0 has %d", i, len(p.Params), len(pts[0].Params))
 		}
 	}
-	return d.err
+	return ""
 }
 
 // Digest returns the xxhash64 of the little-endian IEEE-754 bits of params,

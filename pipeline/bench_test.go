@@ -11,22 +11,23 @@ import (
 	"zorepro/envs/linreg"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // eventRecorder records iterations as a task's Env does: converted to
-// events.Iter and handed to the run's batching writer in blocks.
+// task.Iter and handed to the run's batching writer in blocks.
 type eventRecorder struct {
 	w     *events.Writer
 	task  string
-	block []events.Iter
+	block []task.Iter
 }
 
-func (r *eventRecorder) Iteration(ev algos.Event) {
-	it := events.Iter{Iteration: ev.Iteration, Samples: ev.Samples, Digest: ev.Digest}
+func (r *eventRecorder) Iteration(ev task.Iter) {
+	it := task.Iter{Iteration: ev.Iteration, Samples: ev.Samples, Digest: ev.Digest}
 	if len(ev.Metrics) > 0 {
-		it.Metrics = make([]events.Metric, len(ev.Metrics))
+		it.Metrics = make([]task.Metric, len(ev.Metrics))
 		for i, m := range ev.Metrics {
-			it.Metrics[i] = events.Metric{Name: m.Name, Value: m.Value}
+			it.Metrics[i] = task.Metric{Name: m.Name, Value: m.Value}
 		}
 	}
 	r.block = append(r.block, it)
@@ -47,7 +48,7 @@ func (*eventRecorder) Resume() ([]byte, bool, error) { return nil, false, nil }
 
 type quiet struct{ *eventRecorder }
 
-func (quiet) Iteration(algos.Event) {}
+func (quiet) Iteration(task.Iter) {}
 
 // BenchmarkRecordingOverhead trains ARS on linear regression (d = 10, the
 // smallest and so the most event-heavy case: ~5,000 iterations per 100k

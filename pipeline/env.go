@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -29,8 +30,8 @@ type env struct {
 	mu       sync.Mutex
 	outputs  map[string]entry
 	lastCkpt time.Time
-	iters    []events.Iter // iterations not yet handed to the writer
-	itersAt  time.Time     // when iters was last handed over
+	iters    []task.Iter // iterations not yet handed to the writer
+	itersAt  time.Time   // when iters was last handed over
 
 	damaged atomic.Pointer[string] // an upstream whose output was found damaged
 }
@@ -123,13 +124,8 @@ func (e *env) publish() (string, error) {
 }
 
 func (e *env) Iteration(it task.Iter) {
-	ev := events.Iter{Iteration: it.Iteration, Samples: it.Samples, Digest: it.Digest}
-	if len(it.Metrics) > 0 {
-		ev.Metrics = make([]events.Metric, len(it.Metrics))
-		for i, m := range it.Metrics {
-			ev.Metrics[i] = events.Metric{Name: m.Name, Value: m.Value}
-		}
-	}
+	ev := it
+	ev.Metrics = slices.Clone(it.Metrics) // the caller may reuse its slice
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if len(e.iters) > 0 && e.iters[len(e.iters)-1].Iteration >= ev.Iteration {

@@ -10,6 +10,7 @@ import (
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/store"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // Production is what the event log says about how one output of a task was
@@ -162,8 +163,8 @@ func (p *Production) Inputs() []InputRef {
 // Iterations returns the iteration events that led to the output: each
 // resumed segment continues after its checkpoint, replacing whatever an
 // earlier run recorded past that point.
-func (p *Production) Iterations(log *events.Log) ([]events.Iter, error) {
-	var out []events.Iter
+func (p *Production) Iterations(log *events.Log) ([]task.Iter, error) {
+	var out []task.Iter
 	for _, s := range p.Segments {
 		its, err := log.Iterations(p.Task, s.Run)
 		if err != nil {

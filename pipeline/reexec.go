@@ -11,6 +11,7 @@ import (
 
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/store"
+	"zorepro/pipeline/task"
 )
 
 // Scratch is a throwaway content store and event log that tasks are
@@ -181,22 +182,22 @@ func copyOutput(from, to *store.Store, out string) error {
 // IterDiff is the first difference between recorded and recomputed
 // iteration events.
 type IterDiff struct {
-	Index      int          `json:"index"`
-	Field      string       `json:"field"`
-	Recorded   *events.Iter `json:"recorded,omitempty"`
-	Recomputed *events.Iter `json:"recomputed,omitempty"`
+	Index      int        `json:"index"`
+	Field      string     `json:"field"`
+	Recorded   *task.Iter `json:"recorded,omitempty"`
+	Recomputed *task.Iter `json:"recomputed,omitempty"`
 }
 
 // SameIter reports whether two iteration events are equal bit for bit.
-func SameIter(a, b events.Iter) bool {
-	_, d := CompareIters([]events.Iter{a}, []events.Iter{b})
+func SameIter(a, b task.Iter) bool {
+	_, d := CompareIters([]task.Iter{a}, []task.Iter{b})
 	return d == nil
 }
 
 // CompareIters compares two iteration event sequences bit for bit: the
 // iteration, samples, parameter digest and every metric. It returns the
 // number of equal leading events and the first difference (nil if none).
-func CompareIters(rec, got []events.Iter) (int, *IterDiff) {
+func CompareIters(rec, got []task.Iter) (int, *IterDiff) {
 	n := min(len(rec), len(got))
 	for i := 0; i < n; i++ {
 		a, b := rec[i], got[i]

@@ -9,6 +9,7 @@ import (
 
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // ReplayReport compares a task's recorded events with a re-execution's.
@@ -29,8 +30,8 @@ type ReplayReport struct {
 	Error          string    `json:"error,omitempty"` // the re-execution failed
 
 	// The compared events, for showing them one by one.
-	RecordedEvents   []events.Iter `json:"-"`
-	RecomputedEvents []events.Iter `json:"-"`
+	RecordedEvents   []task.Iter `json:"-"`
+	RecomputedEvents []task.Iter `json:"-"`
 }
 
 // OK reports whether the replay reproduced everything it compared.
@@ -97,7 +98,7 @@ func (e *Engine) Replay(ctx context.Context, task string, until int64, sc *Scrat
 }
 
 // upTo keeps the leading events up to iteration until.
-func upTo(its []events.Iter, until int64) []events.Iter {
+func upTo(its []task.Iter, until int64) []task.Iter {
 	n := 0
 	for n < len(its) && its[n].Iteration <= until {
 		n++

@@ -286,19 +286,19 @@ func TestIterationsAfterAKillAreSuperseded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer log.Close()
-	it := func(i int64, x float64) events.Iter {
-		return events.Iter{Iteration: i, Samples: i, Metrics: []events.Metric{{Name: "x", Value: x}}}
+	it := func(i int64, x float64) task.Iter {
+		return task.Iter{Iteration: i, Samples: i, Metrics: []task.Metric{{Name: "x", Value: x}}}
 	}
-	var first, second []events.Iter
+	var first, second []task.Iter
 	for i := int64(1); i <= 10; i++ {
 		first = append(first, it(i, 1))
 	}
 	for i := int64(7); i <= 12; i++ {
 		second = append(second, it(i, 2))
 	}
-	const task, act = "w", "xxh64-00000000000000aa"
+	const path, act = "w", "xxh64-00000000000000aa"
 	for _, r := range []struct {
-		iters  []events.Iter
+		iters  []task.Iter
 		resume bool
 		done   bool
 	}{{first, false, false}, {second, true, true}} {
@@ -307,20 +307,20 @@ func TestIterationsAfterAKillAreSuperseded(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := log.NewWriter(events.WriterOptions{})
-		w.Append(events.Event{Type: events.TypeTranscript, Run: run, Task: task, Action: act, Transcript: "path w"})
-		w.Append(events.Event{Type: events.TypeState, Run: run, Task: task, Action: act, State: events.StateStarted})
+		w.Append(events.Event{Type: events.TypeTranscript, Run: run, Task: path, Action: act, Transcript: "path w"})
+		w.Append(events.Event{Type: events.TypeState, Run: run, Task: path, Action: act, State: events.StateStarted})
 		if r.resume {
-			w.Append(events.Event{Type: events.TypeState, Run: run, Task: task, Action: act, State: events.StateResumed, Data: json.RawMessage(`{"iteration":6}`)})
+			w.Append(events.Event{Type: events.TypeState, Run: run, Task: path, Action: act, State: events.StateResumed, Data: json.RawMessage(`{"iteration":6}`)})
 		}
-		w.Append(events.Event{Type: events.TypeIter, Run: run, Task: task, Iters: r.iters})
+		w.Append(events.Event{Type: events.TypeIter, Run: run, Task: path, Iters: r.iters})
 		if r.done {
-			w.Append(events.Event{Type: events.TypeState, Run: run, Task: task, Action: act, State: events.StateDone, Output: "xxh64-00000000000000bb"})
+			w.Append(events.Event{Type: events.TypeState, Run: run, Task: path, Action: act, State: events.StateDone, Output: "xxh64-00000000000000bb"})
 		}
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	p, err := pipeline.Produced(log, task, "xxh64-00000000000000bb")
+	p, err := pipeline.Produced(log, path, "xxh64-00000000000000bb")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,24 +12,25 @@ import (
 	"testing"
 
 	"zorepro/algos"
+	"zorepro/pipeline/task"
 )
 
 // MemRecorder is an in-memory algos.Recorder.
 type MemRecorder struct {
 	// Events are the recorded events, in call order.
-	Events []algos.Event
+	Events []task.Iter
 	// Checkpoints are all blobs written, in order.
 	Checkpoints [][]byte
 	// Due decides CheckpointDue; nil means never.
 	Due func(it int64) bool
 	// OnIteration, if set, is called after each event is recorded.
-	OnIteration func(ev algos.Event)
+	OnIteration func(ev task.Iter)
 	// From is returned by Resume when non-nil.
 	From []byte
 }
 
 // Iteration implements algos.Recorder.
-func (r *MemRecorder) Iteration(ev algos.Event) {
+func (r *MemRecorder) Iteration(ev task.Iter) {
 	ev.Metrics = slices.Clone(ev.Metrics)
 	r.Events = append(r.Events, ev)
 	if r.OnIteration != nil {
@@ -50,10 +51,10 @@ func (r *MemRecorder) Checkpoint(state []byte) error {
 func (r *MemRecorder) Resume() ([]byte, bool, error) { return r.From, r.From != nil, nil }
 
 // SameEvents reports whether two event lists are equal bit for bit.
-func SameEvents(a, b []algos.Event) bool {
-	return slices.EqualFunc(a, b, func(x, y algos.Event) bool {
+func SameEvents(a, b []task.Iter) bool {
+	return slices.EqualFunc(a, b, func(x, y task.Iter) bool {
 		return x.Iteration == y.Iteration && x.Samples == y.Samples && x.Digest == y.Digest &&
-			slices.EqualFunc(x.Metrics, y.Metrics, func(p, q algos.Metric) bool {
+			slices.EqualFunc(x.Metrics, y.Metrics, func(p, q task.Metric) bool {
 				return p.Name == q.Name && math.Float64bits(p.Value) == math.Float64bits(q.Value)
 			})
 	})
@@ -66,7 +67,7 @@ func SameEvents(a, b []algos.Event) bool {
 // trajectory whose encoding equals the uninterrupted one and re-record the
 // uninterrupted run's events after its checkpoint. It returns the
 // uninterrupted trajectory's encoding and events.
-func CheckResume(t testing.TB, newMethod func() algos.Method, b algos.Budget, s algos.Schedule, at []int64) ([]byte, []algos.Event) {
+func CheckResume(t testing.TB, newMethod func() algos.Method, b algos.Budget, s algos.Schedule, at []int64) ([]byte, []task.Iter) {
 	t.Helper()
 	ref := &MemRecorder{}
 	traj, err := algos.Run(context.Background(), newMethod(), b, s, ref)
@@ -85,7 +86,7 @@ func CheckResume(t testing.TB, newMethod func() algos.Method, b algos.Budget, s 
 		ctx, cancel := context.WithCancel(context.Background())
 		rec := &MemRecorder{
 			Due: func(it int64) bool { return it == k },
-			OnIteration: func(ev algos.Event) {
+			OnIteration: func(ev task.Iter) {
 				if ev.Iteration == k+2 {
 					cancel()
 				}

@@ -13,7 +13,9 @@ import (
 
 	"zorepro/algos"
 	"zorepro/algos/topb"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // Problem is a regression problem that draws batches; *linreg.Instance
@@ -160,7 +162,7 @@ func (a *ARS) Step(it int64) (algos.Stat, error) {
 	Update(a.w, a.dirs, a.rPlus, a.rMinus, a.cfg.Top, a.cfg.Alpha)
 	return algos.Stat{
 		Samples: 2 * int64(n),
-		Metrics: []algos.Metric{{Name: "train_reward", Value: sum / float64(2*n)}},
+		Metrics: []task.Metric{{Name: "train_reward", Value: sum / float64(2*n)}},
 	}, nil
 }
 
@@ -266,7 +268,7 @@ func (a *ARS) MarshalState() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := algos.NewEncoder(stateMagic, stateVersion)
+	e := blob.NewEncoder(stateMagic, stateVersion)
 	e.Floats(a.w)
 	e.Blob(st)
 	return e.Data(), nil
@@ -275,21 +277,21 @@ func (a *ARS) MarshalState() ([]byte, error) {
 // UnmarshalState restores a MarshalState blob; its dimensions must match the
 // problem's. On error the receiver is unchanged.
 func (a *ARS) UnmarshalState(b []byte) error {
-	d := algos.NewDecoder(b, stateMagic, stateVersion)
+	d := blob.NewDecoder(b, stateMagic, stateVersion)
 	w := d.Floats()
-	blob := d.Blob()
+	state := d.Blob()
 	if err := d.Finish(); err != nil {
 		return fmt.Errorf("ars: %w", err)
 	}
 	if len(w) != len(a.w) {
-		return fmt.Errorf("ars: %w: state has %d weights, problem dimension %d", algos.ErrFormat, len(w), len(a.w))
+		return fmt.Errorf("ars: %w: state has %d weights, problem dimension %d", blob.ErrFormat, len(w), len(a.w))
 	}
 	var st algos.RunningStat
-	if err := st.UnmarshalBinary(blob); err != nil {
+	if err := st.UnmarshalBinary(state); err != nil {
 		return fmt.Errorf("ars: statistics: %w", err)
 	}
 	if st.Dim() != len(a.w)-1 {
-		return fmt.Errorf("ars: %w: statistics over %d features, want %d", algos.ErrFormat, st.Dim(), len(a.w)-1)
+		return fmt.Errorf("ars: %w: statistics over %d features, want %d", blob.ErrFormat, st.Dim(), len(a.w)-1)
 	}
 	copy(a.w, w)
 	*a.stats = st

@@ -15,6 +15,7 @@ import (
 	"zorepro/algos"
 	"zorepro/algos/algostest"
 	"zorepro/envs/linreg"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 )
 
@@ -247,11 +248,11 @@ func TestStateErrors(t *testing.T) {
 	a := newM().(*ARS)
 	_, newBig := newLinreg(t, 4, Config{Alpha: 0.03, Directions: 2, Top: 2, Nu: 0.03}, 1)
 	big, _ := newBig().MarshalState()
-	if err := a.UnmarshalState(big); !errors.Is(err, algos.ErrFormat) {
+	if err := a.UnmarshalState(big); !errors.Is(err, blob.ErrFormat) {
 		t.Errorf("wrong dimension: %v", err)
 	}
 	good, _ := a.MarshalState()
-	if err := a.UnmarshalState(good[:len(good)-1]); !errors.Is(err, algos.ErrFormat) {
+	if err := a.UnmarshalState(good[:len(good)-1]); !errors.Is(err, blob.ErrFormat) {
 		t.Errorf("truncated: %v", err)
 	}
 	if err := a.UnmarshalState(good); err != nil {

@@ -7,6 +7,7 @@ import (
 	"zorepro/algos"
 	"zorepro/algos/episodic"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // Config holds the hyperparameters, those of episodic.Config (spec §4.5,
@@ -103,7 +104,7 @@ func (a *ARS) Step(it int64) (algos.Stat, error) {
 	a.pol.Ascend(a.g)
 	st := algos.Stat{
 		Samples: 2 * int64(N) * int64(a.env.Horizon()),
-		Metrics: []algos.Metric{{Name: "train_return", Value: sum / float64(2*N)}},
+		Metrics: []task.Metric{{Name: "train_return", Value: sum / float64(2*N)}},
 	}
 	if a.conv != nil {
 		done, ms, err := a.conv.Converged(a.pol.W, a.src.Rand("converged", uint64(it)), a.cfg.Diagnostics(it))

@@ -154,7 +154,7 @@ func TestStepComposition(t *testing.T) {
 		if !slices.Equal(a.Params(), w) {
 			t.Fatalf("it %d: W = %v, want %v", it, a.Params(), w)
 		}
-		if st.Samples != 2*3*7 || st.Done || len(st.Metrics) != 1 || st.Metrics[0] != (algos.Metric{Name: "train_return", Value: sum / 6}) {
+		if st.Samples != 2*3*7 || st.Done || len(st.Metrics) != 1 || st.Metrics[0] != (task.Metric{Name: "train_return", Value: sum / 6}) {
 			t.Fatalf("it %d: stat %+v", it, st)
 		}
 	}

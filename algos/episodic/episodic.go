@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"zorepro/algos"
 	"zorepro/pipeline/task"
 )
 
@@ -46,7 +45,7 @@ type Episodic interface {
 type Converger interface {
 	// diagnostics asks for extra, costlier metrics that never affect
 	// the result (LQR: the exact expected gradient).
-	Converged(W []float64, rng *rand.Rand, diagnostics bool) (done bool, metrics []algos.Metric, err error)
+	Converged(W []float64, rng *rand.Rand, diagnostics bool) (done bool, metrics []task.Metric, err error)
 }
 
 // Parallel calls fn(0), ..., fn(n−1), possibly concurrently, and returns the

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"zorepro/algos"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/task"
 )
 
@@ -107,7 +108,7 @@ func TestPolicyAscend(t *testing.T) {
 	if err := q.UnmarshalState(st, "ZTST", 1); err != nil || !slices.Equal(q.W, p.W) {
 		t.Fatalf("restore: %v, W = %v", err, q.W)
 	}
-	if err := q.UnmarshalState(st, "ZOTH", 1); !errors.Is(err, algos.ErrFormat) {
+	if err := q.UnmarshalState(st, "ZOTH", 1); !errors.Is(err, blob.ErrFormat) {
 		t.Errorf("other magic: err = %v", err)
 	}
 	step(q, []float64{-3, 0.25, 1})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"zorepro/algos"
+	"zorepro/pipeline/blob"
 )
 
 // Policy is the trained state of ARS V1 and ExAct: the linear policy W
@@ -37,7 +38,7 @@ func (p *Policy) MarshalState(magic string, version uint32) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := algos.NewEncoder(magic, version)
+	e := blob.NewEncoder(magic, version)
 	e.Floats(p.W)
 	e.Blob(adam)
 	return e.Data(), nil
@@ -47,23 +48,23 @@ func (p *Policy) MarshalState(magic string, version uint32) ([]byte, error) {
 // whose W and ES-Adam have the dimension of p's. On error p is unchanged.
 // Errors are not prefixed: the method wraps them with its name.
 func (p *Policy) UnmarshalState(b []byte, magic string, version uint32) error {
-	d := algos.NewDecoder(b, magic, version)
+	d := blob.NewDecoder(b, magic, version)
 	w := d.Floats()
-	blob := d.Blob()
+	state := d.Blob()
 	if err := d.Finish(); err != nil {
 		return err
 	}
 	dim := len(p.W)
 	if len(w) != dim {
-		return fmt.Errorf("%w: state has %d weights, want %d", algos.ErrFormat, len(w), dim)
+		return fmt.Errorf("%w: state has %d weights, want %d", blob.ErrFormat, len(w), dim)
 	}
 	// A well-formed ES-Adam blob may still cover another dimension.
 	adam := algos.NewESAdam(dim, p.adam.Alpha)
-	if err := adam.UnmarshalBinary(blob); err != nil {
+	if err := adam.UnmarshalBinary(state); err != nil {
 		return err
 	}
 	if adam.Dim() != dim {
-		return fmt.Errorf("%w: ES-Adam state of another dimension (want %d)", algos.ErrFormat, dim)
+		return fmt.Errorf("%w: ES-Adam state of another dimension (want %d)", blob.ErrFormat, dim)
 	}
 	copy(p.W, w)
 	p.adam = adam

@@ -7,6 +7,7 @@ import (
 	"zorepro/algos"
 	"zorepro/algos/episodic"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // Config holds the hyperparameters, those of episodic.Config (spec §4.5,
@@ -97,7 +98,7 @@ func (e *ExAct) Step(it int64) (algos.Stat, error) {
 	e.pol.Ascend(e.g)
 	st := algos.Stat{
 		Samples: int64(N) * int64(h),
-		Metrics: []algos.Metric{{Name: "train_return", Value: sum / float64(N)}},
+		Metrics: []task.Metric{{Name: "train_return", Value: sum / float64(N)}},
 	}
 	if e.conv != nil {
 		done, ms, err := e.conv.Converged(e.pol.W, e.src.Rand("converged", uint64(it)), e.cfg.Diagnostics(it))

@@ -153,7 +153,7 @@ func TestStepComposition(t *testing.T) {
 		if !slices.Equal(e.Params(), w) {
 			t.Fatalf("it %d: W = %v, want %v", it, e.Params(), w)
 		}
-		if st.Samples != 3*7 || st.Done || len(st.Metrics) != 1 || st.Metrics[0] != (algos.Metric{Name: "train_return", Value: sum / 3}) {
+		if st.Samples != 3*7 || st.Done || len(st.Metrics) != 1 || st.Metrics[0] != (task.Metric{Name: "train_return", Value: sum / 3}) {
 			t.Fatalf("it %d: stat %+v", it, st)
 		}
 	}

@@ -12,7 +12,9 @@ import (
 	"zorepro/algos/topb"
 	"zorepro/envs/mnist"
 	"zorepro/envs/mnist/lenet"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // Config holds the hyperparameters (spec §2.7: α 0.02, N 50, b 20, ν 0.03;
@@ -176,7 +178,7 @@ func (a *ARS) Step(it int64) (algos.Stat, error) {
 	Update(a.theta, a.u, dirs, a.rPlus, a.rMinus, kept, a.cfg.Alpha/(float64(a.cfg.Top)*sigma))
 	return algos.Stat{
 		Samples: 2 * int64(N),
-		Metrics: []algos.Metric{{Name: "train_reward", Value: sum / float64(2*N)}},
+		Metrics: []task.Metric{{Name: "train_reward", Value: sum / float64(2*N)}},
 	}, nil
 }
 
@@ -310,7 +312,7 @@ func (a *ARS) MarshalState() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := algos.NewEncoder(stateMagic, stateVersion)
+	e := blob.NewEncoder(stateMagic, stateVersion)
 	e.Floats(a.theta)
 	e.Blob(st)
 	return e.Data(), nil
@@ -319,9 +321,9 @@ func (a *ARS) MarshalState() ([]byte, error) {
 // UnmarshalState restores a MarshalState blob. On error the receiver is
 // unchanged.
 func (a *ARS) UnmarshalState(b []byte) error {
-	d := algos.NewDecoder(b, stateMagic, stateVersion)
+	d := blob.NewDecoder(b, stateMagic, stateVersion)
 	theta := d.Floats()
-	blob := d.Blob()
+	state := d.Blob()
 	if d.Err() == nil && len(theta) != lenet.NumParams {
 		d.Failf("state has %d parameters, want %d", len(theta), lenet.NumParams)
 	}
@@ -329,11 +331,11 @@ func (a *ARS) UnmarshalState(b []byte) error {
 		return fmt.Errorf("mnistars: %w", err)
 	}
 	var st algos.RunningStat
-	if err := st.UnmarshalBinary(blob); err != nil {
+	if err := st.UnmarshalBinary(state); err != nil {
 		return fmt.Errorf("mnistars: statistics: %w", err)
 	}
 	if st.Dim() != mnist.Pixels {
-		return fmt.Errorf("mnistars: %w: statistics over %d pixels, want %d", algos.ErrFormat, st.Dim(), mnist.Pixels)
+		return fmt.Errorf("mnistars: %w: statistics over %d pixels, want %d", blob.ErrFormat, st.Dim(), mnist.Pixels)
 	}
 	copy(a.theta, theta)
 	*a.stats = st

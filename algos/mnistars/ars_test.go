@@ -16,6 +16,7 @@ import (
 	"zorepro/envs/mnist"
 	"zorepro/envs/mnist/lenet"
 	"zorepro/envs/mnist/mnisttest"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
@@ -337,7 +338,7 @@ func TestSnapshotTiming(t *testing.T) {
 func TestSerialEqualsParallel(t *testing.T) {
 	cfg := Config{Alpha: 0.02, Directions: 7, Nu: 0.03, Top: 3}
 	in := mnisttest.TwoClasses(3, 50, 10)
-	run := func(par func(n int, fn func(i int) error) error) ([]algos.Event, []byte) {
+	run := func(par func(n int, fn func(i int) error) error) ([]task.Iter, []byte) {
 		m, err := Factory{}.New(cfg, in, testSource("parallel"))
 		if err != nil {
 			t.Fatal(err)
@@ -466,14 +467,14 @@ func TestUnmarshalStateErrors(t *testing.T) {
 	}
 	good, _ := a.MarshalState()
 	wrongDim, _ := algos.NewRunningStat(3).MarshalBinary()
-	e := algos.NewEncoder(stateMagic, stateVersion)
+	e := blob.NewEncoder(stateMagic, stateVersion)
 	e.Floats(make([]float64, lenet.NumParams))
 	e.Blob(wrongDim)
-	short := algos.NewEncoder(stateMagic, stateVersion)
+	short := blob.NewEncoder(stateMagic, stateVersion)
 	short.Floats(make([]float64, 5))
 	short.Blob(wrongDim)
 	for name, b := range map[string][]byte{"statistics of 3 pixels": e.Data(), "short θ": short.Data(), "truncated": good[:len(good)-3], "trailing": append(slices.Clone(good), 0)} {
-		if err := a.UnmarshalState(b); !errors.Is(err, algos.ErrFormat) {
+		if err := a.UnmarshalState(b); !errors.Is(err, blob.ErrFormat) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -10,7 +10,9 @@ import (
 	"zorepro/algos"
 	"zorepro/envs/mnist"
 	"zorepro/envs/mnist/lenet"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // DefaultBatch is B when Configure's parameters omit it: the code's 256
@@ -112,7 +114,7 @@ func (r *REINFORCE) Step(it int64) (algos.Stat, error) {
 	r.net.Backward(r.dl, r.grad)
 	r.t++
 	AdamStep(r.theta, r.m, r.v, r.grad, r.t, r.cfg.LR)
-	return algos.Stat{Samples: int64(B), Metrics: []algos.Metric{{Name: "train_reward", Value: reward}}}, nil
+	return algos.Stat{Samples: int64(B), Metrics: []task.Metric{{Name: "train_reward", Value: reward}}}, nil
 }
 
 // Sample draws actions[i] = lenet.SampleAction(p_i, rng) for the rows p_i
@@ -152,7 +154,7 @@ const (
 // MarshalState encodes θ, Adam's m and v and its step count t ("ZMRF",
 // version 1).
 func (r *REINFORCE) MarshalState() ([]byte, error) {
-	e := algos.NewEncoder(stateMagic, stateVersion)
+	e := blob.NewEncoder(stateMagic, stateVersion)
 	e.Floats(r.theta)
 	e.Floats(r.m)
 	e.Floats(r.v)
@@ -163,7 +165,7 @@ func (r *REINFORCE) MarshalState() ([]byte, error) {
 // UnmarshalState restores a MarshalState blob. On error the receiver is
 // unchanged.
 func (r *REINFORCE) UnmarshalState(b []byte) error {
-	d := algos.NewDecoder(b, stateMagic, stateVersion)
+	d := blob.NewDecoder(b, stateMagic, stateVersion)
 	theta := d.Floats()
 	m := d.Floats()
 	v := d.Floats()

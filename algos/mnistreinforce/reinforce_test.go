@@ -12,6 +12,7 @@ import (
 	"zorepro/envs/mnist"
 	"zorepro/envs/mnist/lenet"
 	"zorepro/envs/mnist/mnisttest"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
@@ -250,18 +251,18 @@ func TestUnmarshalStateErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	good, _ := r.MarshalState()
-	neg := algos.NewEncoder(stateMagic, stateVersion)
+	neg := blob.NewEncoder(stateMagic, stateVersion)
 	for range 3 {
 		neg.Floats(make([]float64, lenet.NumParams))
 	}
 	neg.Int64(-1)
-	short := algos.NewEncoder(stateMagic, stateVersion)
+	short := blob.NewEncoder(stateMagic, stateVersion)
 	short.Floats(make([]float64, lenet.NumParams))
 	short.Floats(make([]float64, 3))
 	short.Floats(make([]float64, lenet.NumParams))
 	short.Int64(1)
 	for name, b := range map[string][]byte{"negative t": neg.Data(), "short m": short.Data(), "truncated": good[:20], "trailing": append(slices.Clone(good), 1)} {
-		if err := r.UnmarshalState(b); !errors.Is(err, algos.ErrFormat) {
+		if err := r.UnmarshalState(b); !errors.Is(err, blob.ErrFormat) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

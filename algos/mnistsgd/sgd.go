@@ -9,7 +9,9 @@ import (
 	"zorepro/algos"
 	"zorepro/envs/mnist"
 	"zorepro/envs/mnist/lenet"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // Defaults of the parameters Configure may omit (spec §2.7).
@@ -103,7 +105,7 @@ func (s *SGD) Step(it int64) (algos.Stat, error) {
 	s.net.Backward(s.dl, s.grad)
 	MomentumStep(s.theta, s.buf, s.grad, s.cfg.LR, s.cfg.Momentum, s.steps == 0)
 	s.steps++
-	return algos.Stat{Samples: int64(s.cfg.Batch), Metrics: []algos.Metric{{Name: "train_loss", Value: loss}}}, nil
+	return algos.Stat{Samples: int64(s.cfg.Batch), Metrics: []task.Metric{{Name: "train_loss", Value: loss}}}, nil
 }
 
 // MomentumStep applies one step of PyTorch's SGD with momentum (spec §1; no
@@ -145,7 +147,7 @@ const (
 // MarshalState encodes θ, the momentum buffer and the step count ("ZMSG",
 // version 1).
 func (s *SGD) MarshalState() ([]byte, error) {
-	e := algos.NewEncoder(stateMagic, stateVersion)
+	e := blob.NewEncoder(stateMagic, stateVersion)
 	e.Floats(s.theta)
 	e.Floats(s.buf)
 	e.Int64(s.steps)
@@ -155,7 +157,7 @@ func (s *SGD) MarshalState() ([]byte, error) {
 // UnmarshalState restores a MarshalState blob. On error the receiver is
 // unchanged.
 func (s *SGD) UnmarshalState(b []byte) error {
-	d := algos.NewDecoder(b, stateMagic, stateVersion)
+	d := blob.NewDecoder(b, stateMagic, stateVersion)
 	theta := d.Floats()
 	buf := d.Floats()
 	steps := d.Int64()

@@ -13,6 +13,7 @@ import (
 	"zorepro/envs/mnist"
 	"zorepro/envs/mnist/lenet"
 	"zorepro/envs/mnist/mnisttest"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
@@ -182,16 +183,16 @@ func TestUnmarshalStateErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	good, _ := s.MarshalState()
-	short := algos.NewEncoder(stateMagic, stateVersion)
+	short := blob.NewEncoder(stateMagic, stateVersion)
 	short.Floats([]float64{1, 2})
 	short.Floats([]float64{1, 2})
 	short.Int64(1)
-	neg := algos.NewEncoder(stateMagic, stateVersion)
+	neg := blob.NewEncoder(stateMagic, stateVersion)
 	neg.Floats(make([]float64, lenet.NumParams))
 	neg.Floats(make([]float64, lenet.NumParams))
 	neg.Int64(-1)
 	for name, b := range map[string][]byte{"short": short.Data(), "negative steps": neg.Data(), "truncated": good[:len(good)-1], "trailing": append(slices.Clone(good), 0)} {
-		if err := s.UnmarshalState(b); !errors.Is(err, algos.ErrFormat) {
+		if err := s.UnmarshalState(b); !errors.Is(err, blob.ErrFormat) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -8,7 +8,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"zorepro/algos"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // Damping is the multiple of the identity added to the batch Hessian
@@ -95,7 +97,7 @@ func (n *Newton) Step(it int64) (algos.Stat, error) {
 	for j := range n.w {
 		n.w[j] -= n.step[j]
 	}
-	return algos.Stat{Samples: int64(B), Metrics: []algos.Metric{{Name: "train_loss", Value: loss}}}, nil
+	return algos.Stat{Samples: int64(B), Metrics: []task.Metric{{Name: "train_loss", Value: loss}}}, nil
 }
 
 // Solver computes damped Newton steps on batches of one shape (B×Dim),
@@ -207,7 +209,7 @@ const (
 
 // MarshalState encodes w ("ZNWT", version 1); Newton has no other state.
 func (n *Newton) MarshalState() ([]byte, error) {
-	e := algos.NewEncoder(stateMagic, stateVersion)
+	e := blob.NewEncoder(stateMagic, stateVersion)
 	e.Floats(n.w)
 	return e.Data(), nil
 }
@@ -215,7 +217,7 @@ func (n *Newton) MarshalState() ([]byte, error) {
 // UnmarshalState restores a MarshalState blob; w must have the problem's
 // dimension. On error the receiver is unchanged.
 func (n *Newton) UnmarshalState(b []byte) error {
-	d := algos.NewDecoder(b, stateMagic, stateVersion)
+	d := blob.NewDecoder(b, stateMagic, stateVersion)
 	w := d.Floats()
 	if d.Err() == nil && len(w) != len(n.w) {
 		d.Failf("newton: state has %d weights, problem dimension %d", len(w), len(n.w))

@@ -12,6 +12,7 @@ import (
 	"zorepro/algos"
 	"zorepro/algos/algostest"
 	"zorepro/envs/linreg"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
@@ -271,7 +272,7 @@ func TestConfig(t *testing.T) {
 	if _, err := f.New(cfg, "not a problem", src); err == nil {
 		t.Error("New on a string succeeded")
 	}
-	if err := m.UnmarshalState([]byte("ZNWT\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")); !errors.Is(err, algos.ErrFormat) {
+	if err := m.UnmarshalState([]byte("ZNWT\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")); !errors.Is(err, blob.ErrFormat) {
 		t.Errorf("wrong-length state: %v", err)
 	}
 }

@@ -10,7 +10,9 @@ import (
 
 	"zorepro/algos"
 	"zorepro/algos/reinforce"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // Damping is the multiple of the identity added to the Fisher matrix
@@ -117,7 +119,7 @@ func (n *NREINFORCE) Step(it int64) (algos.Stat, error) {
 			n.w[j] -= n.step[j]
 		}
 	}
-	return algos.Stat{Samples: int64(n.cfg.Batch), Metrics: []algos.Metric{
+	return algos.Stat{Samples: int64(n.cfg.Batch), Metrics: []task.Metric{
 		{Name: "train_reward", Value: reward},
 		{Name: "eta", Value: eta},
 		{Name: "skipped", Value: skipped},
@@ -186,7 +188,7 @@ const (
 // MarshalState encodes w ("ZNRF", version 1); ε_t depends only on the
 // iteration number, so there is no other state.
 func (n *NREINFORCE) MarshalState() ([]byte, error) {
-	e := algos.NewEncoder(stateMagic, stateVersion)
+	e := blob.NewEncoder(stateMagic, stateVersion)
 	e.Floats(n.w)
 	return e.Data(), nil
 }
@@ -194,7 +196,7 @@ func (n *NREINFORCE) MarshalState() ([]byte, error) {
 // UnmarshalState restores a MarshalState blob; w must have the problem's
 // dimension. On error the receiver is unchanged.
 func (n *NREINFORCE) UnmarshalState(b []byte) error {
-	d := algos.NewDecoder(b, stateMagic, stateVersion)
+	d := blob.NewDecoder(b, stateMagic, stateVersion)
 	w := d.Floats()
 	if d.Err() == nil && len(w) != len(n.w) {
 		d.Failf("nreinforce: state has %d weights, problem dimension %d", len(w), len(n.w))

@@ -12,6 +12,7 @@ import (
 	"zorepro/algos/algostest"
 	"zorepro/algos/reinforce"
 	"zorepro/envs/linreg"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
@@ -128,7 +129,7 @@ func TestEpsSchedule(t *testing.T) {
 			if got := moveFNorm(in, src, it, prev, n.Params()); math.Abs(got-math.Sqrt(eps)) > 1e-10*math.Sqrt(eps) {
 				t.Errorf("constant=%v it=%d: ‖Δw‖_F = %.17g, want √ε = %.17g", constant, it, got, math.Sqrt(eps))
 			}
-			if st.Samples != 512 || st.Metrics[1].Name != "eta" || !(st.Metrics[1].Value > 0) || st.Metrics[2] != (algos.Metric{Name: "skipped", Value: 0}) {
+			if st.Samples != 512 || st.Metrics[1].Name != "eta" || !(st.Metrics[1].Value > 0) || st.Metrics[2] != (task.Metric{Name: "skipped", Value: 0}) {
 				t.Errorf("constant=%v it=%d: stat %+v", constant, it, st)
 			}
 			prev = slices.Clone(n.Params())
@@ -166,7 +167,7 @@ func TestZeroGradientSkipped(t *testing.T) {
 	if !slices.Equal(n.Params(), w0) {
 		t.Errorf("w changed to %v", n.Params())
 	}
-	if st.Metrics[1] != (algos.Metric{Name: "eta", Value: 0}) || st.Metrics[2] != (algos.Metric{Name: "skipped", Value: 1}) {
+	if st.Metrics[1] != (task.Metric{Name: "eta", Value: 0}) || st.Metrics[2] != (task.Metric{Name: "skipped", Value: 1}) {
 		t.Errorf("metrics %+v", st.Metrics)
 	}
 
@@ -256,7 +257,7 @@ func TestConfig(t *testing.T) {
 	if _, err := f.New(Config{}, in, src); !errors.Is(err, ErrConfig) {
 		t.Errorf("New with a zero Config: %v", err)
 	}
-	if err := m.UnmarshalState([]byte("ZNRF\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")); !errors.Is(err, algos.ErrFormat) {
+	if err := m.UnmarshalState([]byte("ZNRF\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")); !errors.Is(err, blob.ErrFormat) {
 		t.Errorf("wrong-length state: %v", err)
 	}
 }

@@ -9,7 +9,9 @@ import (
 
 	"zorepro/algos"
 	"zorepro/envs/olr"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // Rule is one exploration strategy's round.
@@ -73,7 +75,7 @@ func (l *Learner) Step(it int64) (algos.Stat, error) {
 			return algos.Stat{}, fmt.Errorf("olrs: θ is not finite after %d rounds", l.done)
 		}
 	}
-	return algos.Stat{Samples: int64(n), Done: l.done >= l.t, Metrics: []algos.Metric{{Name: "avg_loss", Value: l.loss / float64(l.done)}}}, nil
+	return algos.Stat{Samples: int64(n), Done: l.done >= l.t, Metrics: []task.Metric{{Name: "avg_loss", Value: l.loss / float64(l.done)}}}, nil
 }
 
 // Params returns θ.
@@ -102,7 +104,7 @@ func (l *Learner) MarshalState() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := algos.NewEncoder("ZOLS", 1)
+	e := blob.NewEncoder("ZOLS", 1)
 	e.Floats(l.theta)
 	e.Float64(l.loss)
 	e.Float64(l.played)
@@ -113,7 +115,7 @@ func (l *Learner) MarshalState() ([]byte, error) {
 
 // UnmarshalState restores a state written by MarshalState.
 func (l *Learner) UnmarshalState(data []byte) error {
-	d := algos.NewDecoder(data, "ZOLS", 1)
+	d := blob.NewDecoder(data, "ZOLS", 1)
 	theta := d.Floats()
 	loss, played, done := d.Float64(), d.Float64(), d.Int64()
 	mom := d.Blob()

@@ -7,7 +7,9 @@ import (
 	"slices"
 
 	"zorepro/algos"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // Defaults of the parameters Configure may omit (§3.5).
@@ -89,7 +91,7 @@ func (r *REINFORCE) Step(it int64) (algos.Stat, error) {
 	for j := range r.w {
 		r.w[j] -= step[j]
 	}
-	return algos.Stat{Samples: int64(r.cfg.Batch), Metrics: []algos.Metric{{Name: "train_reward", Value: reward}}}, nil
+	return algos.Stat{Samples: int64(r.cfg.Batch), Metrics: []task.Metric{{Name: "train_reward", Value: reward}}}, nil
 }
 
 // Params returns w (read-only view).
@@ -109,7 +111,7 @@ func (r *REINFORCE) MarshalState() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := algos.NewEncoder(stateMagic, stateVersion)
+	e := blob.NewEncoder(stateMagic, stateVersion)
 	e.Floats(r.w)
 	e.Blob(adam)
 	return e.Data(), nil
@@ -118,21 +120,21 @@ func (r *REINFORCE) MarshalState() ([]byte, error) {
 // UnmarshalState restores a MarshalState blob; its dimensions must match the
 // problem's. On error the receiver is unchanged.
 func (r *REINFORCE) UnmarshalState(b []byte) error {
-	d := algos.NewDecoder(b, stateMagic, stateVersion)
+	d := blob.NewDecoder(b, stateMagic, stateVersion)
 	w := d.Floats()
-	blob := d.Blob()
+	state := d.Blob()
 	if err := d.Finish(); err != nil {
 		return fmt.Errorf("reinforce: %w", err)
 	}
 	if len(w) != len(r.w) {
-		return fmt.Errorf("reinforce: %w: state has %d weights, problem dimension %d", algos.ErrFormat, len(w), len(r.w))
+		return fmt.Errorf("reinforce: %w: state has %d weights, problem dimension %d", blob.ErrFormat, len(w), len(r.w))
 	}
 	adam := algos.NewESAdam(0, r.cfg.LR)
-	if err := adam.UnmarshalBinary(blob); err != nil {
+	if err := adam.UnmarshalBinary(state); err != nil {
 		return fmt.Errorf("reinforce: ES-Adam: %w", err)
 	}
 	if dim := adam.Dim(); dim != len(r.w) {
-		return fmt.Errorf("reinforce: %w: ES-Adam state has %d coordinates, problem dimension %d", algos.ErrFormat, dim, len(r.w))
+		return fmt.Errorf("reinforce: %w: ES-Adam state has %d coordinates, problem dimension %d", blob.ErrFormat, dim, len(r.w))
 	}
 	copy(r.w, w)
 	r.adam = adam

@@ -12,6 +12,7 @@ import (
 	"zorepro/algos"
 	"zorepro/algos/algostest"
 	"zorepro/envs/linreg"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
@@ -311,12 +312,12 @@ func TestStateErrors(t *testing.T) {
 	before := slices.Clone(r.Params())
 	other := New(cfg, linreg.Generate(4, src.Rand("other")), make([]float64, 5), src)
 	bad, _ := other.MarshalState()
-	e := algos.NewEncoder(stateMagic, stateVersion)
+	e := blob.NewEncoder(stateMagic, stateVersion)
 	e.Floats(make([]float64, 4))
 	adam, _ := algos.NewESAdam(5, 0.1).MarshalBinary()
 	e.Blob(adam)
-	for name, blob := range map[string][]byte{"other problem": bad, "adam dimension": e.Data(), "truncated": good[:len(good)-1]} {
-		if err := r.UnmarshalState(blob); !errors.Is(err, algos.ErrFormat) {
+	for name, state := range map[string][]byte{"other problem": bad, "adam dimension": e.Data(), "truncated": good[:len(good)-1]} {
+		if err := r.UnmarshalState(state); !errors.Is(err, blob.ErrFormat) {
 			t.Errorf("%s: %v", name, err)
 		}
 		if !slices.Equal(r.Params(), before) {

@@ -10,7 +10,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"zorepro/algos"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 // Problem is a regression problem that draws batches; *linreg.Instance
@@ -99,7 +101,7 @@ func (s *SGD) Step(it int64) (algos.Stat, error) {
 	for j := range s.w {
 		s.w[j] -= s.cfg.LR * (inv * s.g[j])
 	}
-	return algos.Stat{Samples: int64(B), Metrics: []algos.Metric{{Name: "train_loss", Value: loss}}}, nil
+	return algos.Stat{Samples: int64(B), Metrics: []task.Metric{{Name: "train_loss", Value: loss}}}, nil
 }
 
 // Params returns w (read-only view).
@@ -115,7 +117,7 @@ const (
 
 // MarshalState encodes w ("ZSGD", version 1); SGD has no other state.
 func (s *SGD) MarshalState() ([]byte, error) {
-	e := algos.NewEncoder(stateMagic, stateVersion)
+	e := blob.NewEncoder(stateMagic, stateVersion)
 	e.Floats(s.w)
 	return e.Data(), nil
 }
@@ -123,7 +125,7 @@ func (s *SGD) MarshalState() ([]byte, error) {
 // UnmarshalState restores a MarshalState blob; w must have the problem's
 // dimension.
 func (s *SGD) UnmarshalState(b []byte) error {
-	d := algos.NewDecoder(b, stateMagic, stateVersion)
+	d := blob.NewDecoder(b, stateMagic, stateVersion)
 	w := d.Floats()
 	if d.Err() == nil && len(w) != len(s.w) {
 		d.Failf("sgd: state has %d weights, problem dimension %d", len(w), len(s.w))

@@ -12,6 +12,7 @@ import (
 	"zorepro/algos"
 	"zorepro/algos/algostest"
 	"zorepro/envs/linreg"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 )
 
@@ -122,7 +123,7 @@ func TestConfig(t *testing.T) {
 		t.Error(err)
 	}
 	s := New(Config{LR: 0.1, Batch: 1}, noiseless{[]float64{1, 2}}, []float64{0, 0}, stream.New(1, "t", nil))
-	if err := s.UnmarshalState([]byte("ZSGD\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")); !errors.Is(err, algos.ErrFormat) {
+	if err := s.UnmarshalState([]byte("ZSGD\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")); !errors.Is(err, blob.ErrFormat) {
 		t.Errorf("wrong-length state: %v", err)
 	}
 }

@@ -14,8 +14,8 @@ import (
 
 	"zorepro/algos"
 	"zorepro/pipeline"
-	"zorepro/pipeline/events"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 	"zorepro/stages/plot"
 )
 
@@ -60,12 +60,12 @@ type tuneInfo struct {
 
 // seedTrace is one seed's contribution to a plotted point.
 type seedTrace struct {
-	Seed       uint64       `json:"seed"`
-	Y          float64      `json:"y"`
-	Evaluate   *taskInfo    `json:"evaluate"`
-	Event      *events.Iter `json:"event,omitempty"`
-	Train      *taskInfo    `json:"train,omitempty"`
-	TrainEvent *events.Iter `json:"train_event,omitempty"`
+	Seed       uint64     `json:"seed"`
+	Y          float64    `json:"y"`
+	Evaluate   *taskInfo  `json:"evaluate"`
+	Event      *task.Iter `json:"event,omitempty"`
+	Train      *taskInfo  `json:"train,omitempty"`
+	TrainEvent *task.Iter `json:"train_event,omitempty"`
 	// Snapshot says whether the train task's output holds a snapshot at
 	// the event's iteration whose digest is the evaluated one.
 	Snapshot  *bool     `json:"snapshot_match,omitempty"`
@@ -111,7 +111,7 @@ type auditReport struct {
 type auditor struct {
 	eng   *pipeline.Engine
 	prods map[string]*pipeline.Production // by output ID
-	iters map[string][]events.Iter        // by output ID
+	iters map[string][]task.Iter          // by output ID
 	tunes map[string]*tuneInfo
 }
 
@@ -127,7 +127,7 @@ func (a *auditor) produced(task, output string) (*pipeline.Production, error) {
 	return p, nil
 }
 
-func (a *auditor) iterations(p *pipeline.Production) ([]events.Iter, error) {
+func (a *auditor) iterations(p *pipeline.Production) ([]task.Iter, error) {
 	if its, ok := a.iters[p.Output]; ok {
 		return its, nil
 	}
@@ -152,7 +152,7 @@ func coordsOf(path string) map[string]string {
 
 // valueOf reads a named quantity of an iteration event as the plot reads
 // the same column of curve.csv.
-func valueOf(it events.Iter, name string) (float64, bool) {
+func valueOf(it task.Iter, name string) (float64, bool) {
 	switch name {
 	case "iteration":
 		return float64(it.Iteration), true
@@ -188,7 +188,7 @@ func cmdAudit(c *Config, stdout io.Writer) (int, error) {
 		}
 		return exitFailed, err
 	}
-	a := &auditor{eng: eng, prods: map[string]*pipeline.Production{}, iters: map[string][]events.Iter{}, tunes: map[string]*tuneInfo{}}
+	a := &auditor{eng: eng, prods: map[string]*pipeline.Production{}, iters: map[string][]task.Iter{}, tunes: map[string]*tuneInfo{}}
 	rep, err := a.audit(c, ref, src)
 	if errors.Is(err, errSelection) {
 		return exitInvalid, err
@@ -348,7 +348,7 @@ func (a *auditor) trace(inputs map[[3]string][]pipeline.InputRef, r plot.Row, s 
 	if err != nil {
 		return nil, 0, err
 	}
-	var hit *events.Iter
+	var hit *task.Iter
 	if rep.Mode == plot.ModeFinal {
 		if len(its) > 0 {
 			hit = &its[len(its)-1]
@@ -394,7 +394,7 @@ func (a *auditor) trace(inputs map[[3]string][]pipeline.InputRef, r plot.Row, s 
 	return tr, y, nil
 }
 
-func (a *auditor) traceTrain(tr *seedTrace, p *pipeline.Production, hit *events.Iter) error {
+func (a *auditor) traceTrain(tr *seedTrace, p *pipeline.Production, hit *task.Iter) error {
 	its, err := a.iterations(p)
 	if err != nil {
 		return err
@@ -603,7 +603,7 @@ func printTask(w io.Writer, role string, t *taskInfo) {
 	}
 }
 
-func metricsText(ms []events.Metric) string {
+func metricsText(ms []task.Metric) string {
 	var b strings.Builder
 	for _, m := range ms {
 		fmt.Fprintf(&b, ", %s %s", m.Name, fmtFloat(m.Value))

@@ -12,6 +12,7 @@ import (
 
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/store"
+	"zorepro/pipeline/task"
 )
 
 // cli runs the binary and returns its output and exit code.
@@ -99,7 +100,7 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 			Plotted struct{ N int }
 			Seeds   []struct {
 				Seed  uint64
-				Event *events.Iter
+				Event *task.Iter
 			}
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"os"
 
 	"zorepro/pipeline"
-	"zorepro/pipeline/events"
+	"zorepro/pipeline/task"
 )
 
 // scratch opens the scratch area of replay and verify: --scratch, or a
@@ -88,7 +88,7 @@ func printReplay(w io.Writer, r *pipeline.ReplayReport, c *Config) {
 	fmt.Fprintf(w, "  iteration events (%s): %d recorded, %d recomputed, %d equal bit for bit\n", scope, r.Recorded, r.Recomputed, r.Equal)
 	if c.ShowEvents {
 		for i := 0; i < max(len(r.RecordedEvents), len(r.RecomputedEvents)); i++ {
-			var a, b *events.Iter
+			var a, b *task.Iter
 			if i < len(r.RecordedEvents) {
 				a = &r.RecordedEvents[i]
 			}
@@ -128,7 +128,7 @@ func printReplay(w io.Writer, r *pipeline.ReplayReport, c *Config) {
 	}
 }
 
-func iterText(it events.Iter) string {
+func iterText(it task.Iter) string {
 	return fmt.Sprintf("iteration %d, samples %d, digest %016x%s", it.Iteration, it.Samples, it.Digest, metricsText(it.Metrics))
 }
 

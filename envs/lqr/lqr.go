@@ -5,7 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"zorepro/algos"
+	"zorepro/pipeline/blob"
+	"zorepro/pipeline/task"
 )
 
 // The fixed system of §5.1.
@@ -283,16 +284,16 @@ const MetricGradSq = "grad_sq"
 // §6 item 5, which never affect training (they cost O(n²H), several times
 // an iteration, hence the switch). It never returns an error. It panics if
 // len(W) != n.
-func (in *Instance) Converged(W []float64, rng *rand.Rand, diagnostics bool) (bool, []algos.Metric, error) {
+func (in *Instance) Converged(W []float64, rng *rand.Rand, diagnostics bool) (bool, []task.Metric, error) {
 	g2, _, _ := in.Stationarity(W, rng)
-	ms := []algos.Metric{{Name: MetricGradSq, Value: g2}}
+	ms := []task.Metric{{Name: MetricGradSq, Value: g2}}
 	if diagnostics {
 		J, grad := in.Expected(W)
 		var e2 float64
 		for _, g := range grad {
 			e2 += g * g
 		}
-		ms = append(ms, algos.Metric{Name: MetricExpGradSq, Value: e2}, algos.Metric{Name: MetricExpCost, Value: J})
+		ms = append(ms, task.Metric{Name: MetricExpGradSq, Value: e2}, task.Metric{Name: MetricExpCost, Value: J})
 	}
 	return g2 < in.Tol, ms, nil
 }
@@ -424,7 +425,7 @@ func mulAA(X, tmp []float64, n int) {
 	}
 }
 
-// Encoding (algos.Encoder framing, magic "ZLQR", version 1): n, H (uint64),
+// Encoding (blob.Encoder framing, magic "ZLQR", version 1): n, H (uint64),
 // Noise, Tol (float64 bits), x₀* (length-prefixed floats).
 const (
 	instanceMagic   = "ZLQR"
@@ -436,7 +437,7 @@ func (in *Instance) MarshalBinary() ([]byte, error) {
 	if err := in.check(); err != nil {
 		return nil, err
 	}
-	e := algos.NewEncoder(instanceMagic, instanceVersion)
+	e := blob.NewEncoder(instanceMagic, instanceVersion)
 	e.Uint64(uint64(in.N))
 	e.Uint64(uint64(in.H))
 	e.Float64(in.Noise)
@@ -446,10 +447,10 @@ func (in *Instance) MarshalBinary() ([]byte, error) {
 }
 
 // UnmarshalBinary decodes a MarshalBinary blob and validates it as New
-// does. Errors wrap ErrFormat (and algos.ErrFormat or algos.ErrVersion for
+// does. Errors wrap ErrFormat (and blob.ErrFormat or blob.ErrVersion for
 // framing problems). It never panics; on error the receiver is unchanged.
 func (in *Instance) UnmarshalBinary(data []byte) error {
-	d := algos.NewDecoder(data, instanceMagic, instanceVersion)
+	d := blob.NewDecoder(data, instanceMagic, instanceVersion)
 	n, h := d.Uint64(), d.Uint64()
 	noise, tol := d.Float64(), d.Float64()
 	x0 := d.Floats()

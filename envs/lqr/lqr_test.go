@@ -11,8 +11,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"zorepro/algos"
 	"zorepro/algos/episodic"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
@@ -560,7 +560,7 @@ func TestEncoding(t *testing.T) {
 		c := *in
 		c.X0 = slices.Clone(in.X0)
 		f(&c)
-		e := algos.NewEncoder(instanceMagic, instanceVersion)
+		e := blob.NewEncoder(instanceMagic, instanceVersion)
 		e.Uint64(uint64(c.N))
 		e.Uint64(uint64(c.H))
 		e.Float64(c.Noise)
@@ -590,7 +590,7 @@ func TestEncoding(t *testing.T) {
 	}
 	v := slices.Clone(b)
 	v[4] = 9
-	if err := o.UnmarshalBinary(v); !errors.Is(err, algos.ErrVersion) {
+	if err := o.UnmarshalBinary(v); !errors.Is(err, blob.ErrVersion) {
 		t.Errorf("version 9: err = %v", err)
 	}
 }

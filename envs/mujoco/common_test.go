@@ -10,7 +10,7 @@ import (
 	"slices"
 	"testing"
 
-	"zorepro/algos"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/task"
 )
 
@@ -140,7 +140,7 @@ func checkNoise(t *testing.T, name string, i int, xs []float64, gauss bool) {
 func TestDecode(t *testing.T) {
 	s, _ := Lookup(Swimmer)
 	enc := func(name string, h, eps uint64, sum []byte, ver uint64) []byte {
-		e := algos.NewEncoder(instanceMagic, instanceVersion)
+		e := blob.NewEncoder(instanceMagic, instanceVersion)
 		e.String(name)
 		e.Uint64(h)
 		e.Uint64(eps)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"zorepro/algos"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
@@ -133,7 +134,7 @@ func (in *Instance) MarshalBinary() ([]byte, error) {
 	if err := in.checkFields(); err != nil {
 		return nil, err
 	}
-	e := algos.NewEncoder(instanceMagic, instanceVersion)
+	e := blob.NewEncoder(instanceMagic, instanceVersion)
 	e.String(in.Name)
 	e.Uint64(uint64(in.H))
 	e.Uint64(uint64(in.Episodes))
@@ -144,7 +145,7 @@ func (in *Instance) MarshalBinary() ([]byte, error) {
 
 // decode parses a MarshalBinary blob without opening the model.
 func decode(data []byte) (*Instance, *Spec, error) {
-	d := algos.NewDecoder(data, instanceMagic, instanceVersion)
+	d := blob.NewDecoder(data, instanceMagic, instanceVersion)
 	name := d.String()
 	h, eps := d.Uint64(), d.Uint64()
 	sum := d.Blob()

@@ -3,6 +3,8 @@ package events
 import (
 	"encoding/json"
 	"fmt"
+
+	"zorepro/pipeline/task"
 )
 
 // Type is the kind of an event.
@@ -53,30 +55,16 @@ type Event struct {
 	Checkpoint *Checkpoint     `json:"checkpoint,omitempty"`
 	Error      string          `json:"error,omitempty"`
 	Data       json.RawMessage `json:"data,omitempty"` // free-form JSON
-	Iter       *Iter           `json:"iter,omitempty"`
+	Iter       *task.Iter      `json:"iter,omitempty"`
 	// Iters is a block of iterations of one task in one run, in strictly
 	// increasing order; an "iter" event carries either Iter or Iters.
-	Iters []Iter `json:"iters,omitempty"`
+	Iters []task.Iter `json:"iters,omitempty"`
 }
 
 // Checkpoint locates a stored checkpoint.
 type Checkpoint struct {
 	Content   string `json:"content"` // output ID text of the checkpoint bytes
 	Iteration int64  `json:"iteration"`
-}
-
-// Iter is one training iteration of a task in a run.
-type Iter struct {
-	Iteration int64    `json:"iteration"`
-	Samples   int64    `json:"samples"`
-	Digest    uint64   `json:"digest"`
-	Metrics   []Metric `json:"metrics,omitempty"`
-}
-
-// Metric is a named value; stored bit-exactly.
-type Metric struct {
-	Name  string  `json:"name"`
-	Value float64 `json:"value"`
 }
 
 // ActionRecord says which run of which task produced an action's output

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"zorepro/pipeline/task"
+
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -25,12 +27,12 @@ func fuzzLog(t testing.TB, l *Log) {
 		}
 	}
 	w := l.NewWriter(WriterOptions{})
-	for _, task := range fuzzTasks {
-		w.Append(Event{Type: TypeTranscript, Run: 1, Task: task, Action: "act-" + task, Transcript: "kind walk\npath " + task})
-		w.Append(Event{Type: TypeState, Run: 1, Task: task, State: StateStarted, Action: "act-" + task})
-		w.Append(Event{Type: TypeIter, Run: 1, Task: task, Iters: []Iter{{Iteration: 1, Samples: 4, Metrics: []Metric{{"x", 0.5}}}, {Iteration: 2, Samples: 8}}})
-		w.Append(Event{Type: TypeCheckpoint, Run: 1, Task: task, Action: "act-" + task, Checkpoint: &Checkpoint{Content: "xxh64-0123456789abcdef", Iteration: 2}})
-		w.Append(Event{Type: TypeState, Run: 1, Task: task, State: StateDone, Action: "act-" + task, Output: "xxh64-fedcba9876543210"})
+	for _, path := range fuzzTasks {
+		w.Append(Event{Type: TypeTranscript, Run: 1, Task: path, Action: "act-" + path, Transcript: "kind walk\npath " + path})
+		w.Append(Event{Type: TypeState, Run: 1, Task: path, State: StateStarted, Action: "act-" + path})
+		w.Append(Event{Type: TypeIter, Run: 1, Task: path, Iters: []task.Iter{{Iteration: 1, Samples: 4, Metrics: []task.Metric{{Name: "x", Value: 0.5}}}, {Iteration: 2, Samples: 8}}})
+		w.Append(Event{Type: TypeCheckpoint, Run: 1, Task: path, Action: "act-" + path, Checkpoint: &Checkpoint{Content: "xxh64-0123456789abcdef", Iteration: 2}})
+		w.Append(Event{Type: TypeState, Run: 1, Task: path, State: StateDone, Action: "act-" + path, Output: "xxh64-fedcba9876543210"})
 	}
 	w.Append(Event{Type: TypeRun, Run: 1, State: RunFinished, Data: json.RawMessage(`{"executed":2}`)})
 	if err := w.Close(); err != nil {

@@ -4,11 +4,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"zorepro/pipeline/task"
 )
 
 // appendIter appends the binary value of an "iter" record (see doc.go);
 // the iteration itself is in the key.
-func appendIter(b []byte, it *Iter) []byte {
+func appendIter(b []byte, it *task.Iter) []byte {
 	b = binary.AppendVarint(b, it.Samples)
 	b = binary.BigEndian.AppendUint64(b, it.Digest)
 	b = binary.AppendUvarint(b, uint64(len(it.Metrics)))
@@ -27,7 +29,7 @@ const minMetricLen = 1 + 8
 // appendBlock appends the value of an "iter" key: for each iteration, in
 // increasing order, uvarint(iteration − first) then its appendIter record.
 // The key carries the first iteration.
-func appendBlock(b []byte, its []Iter) []byte {
+func appendBlock(b []byte, its []task.Iter) []byte {
 	first := its[0].Iteration
 	for i := range its {
 		b = binary.AppendUvarint(b, uint64(its[i].Iteration-first))
@@ -38,8 +40,8 @@ func appendBlock(b []byte, its []Iter) []byte {
 
 // decodeBlock decodes a value written by appendBlock whose key holds first.
 // It never panics; errors wrap ErrCorruptLog.
-func decodeBlock(first int64, b []byte) ([]Iter, error) {
-	var out []Iter
+func decodeBlock(first int64, b []byte) ([]task.Iter, error) {
+	var out []task.Iter
 	prev := int64(-1)
 	for len(b) > 0 {
 		d, n := binary.Uvarint(b)
@@ -66,42 +68,42 @@ func decodeBlock(first int64, b []byte) ([]Iter, error) {
 
 // decodeIter decodes a value written by appendIter. It never panics and
 // never allocates more than the input justifies; errors wrap ErrCorruptLog.
-func decodeIter(b []byte) (Iter, error) {
+func decodeIter(b []byte) (task.Iter, error) {
 	it, rest, err := decodeIterPrefix(b)
 	if err != nil {
-		return Iter{}, err
+		return task.Iter{}, err
 	}
 	if len(rest) != 0 {
-		return Iter{}, fmt.Errorf("%w: iter record: %d trailing bytes", ErrCorruptLog, len(rest))
+		return task.Iter{}, fmt.Errorf("%w: iter record: %d trailing bytes", ErrCorruptLog, len(rest))
 	}
 	return it, nil
 }
 
 // decodeIterPrefix decodes one appendIter record at the start of b and
 // returns the bytes after it.
-func decodeIterPrefix(b []byte) (Iter, []byte, error) {
-	var it Iter
+func decodeIterPrefix(b []byte) (task.Iter, []byte, error) {
+	var it task.Iter
 	v, n := binary.Varint(b)
 	if n <= 0 {
-		return Iter{}, nil, iterErr("samples", b)
+		return task.Iter{}, nil, iterErr("samples", b)
 	}
 	it.Samples, b = v, b[n:]
 	if len(b) < 8 {
-		return Iter{}, nil, iterErr("digest", b)
+		return task.Iter{}, nil, iterErr("digest", b)
 	}
 	it.Digest, b = binary.BigEndian.Uint64(b), b[8:]
 	count, n := binary.Uvarint(b)
 	if n <= 0 || count > uint64(len(b)-n)/minMetricLen {
-		return Iter{}, nil, iterErr("metric count", b)
+		return task.Iter{}, nil, iterErr("metric count", b)
 	}
 	b = b[n:]
 	if count > 0 {
-		it.Metrics = make([]Metric, count)
+		it.Metrics = make([]task.Metric, count)
 	}
 	for i := range it.Metrics {
 		l, n := binary.Uvarint(b)
 		if n <= 0 || l > uint64(len(b)-n) || uint64(len(b)-n)-l < 8 {
-			return Iter{}, nil, iterErr(fmt.Sprintf("metric %d", i), b)
+			return task.Iter{}, nil, iterErr(fmt.Sprintf("metric %d", i), b)
 		}
 		b = b[n:]
 		it.Metrics[i].Name, b = string(b[:l]), b[l:]

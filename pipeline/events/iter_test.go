@@ -5,18 +5,20 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"zorepro/pipeline/task"
 )
 
 func TestIterEncodingRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for range 2000 {
-		it := Iter{Samples: int64(rng.Uint64()), Digest: rng.Uint64()}
+		it := task.Iter{Samples: int64(rng.Uint64()), Digest: rng.Uint64()}
 		for range rng.IntN(5) {
 			name := make([]byte, rng.IntN(300))
 			for i := range name {
 				name[i] = byte(rng.Uint32())
 			}
-			it.Metrics = append(it.Metrics, Metric{string(name), math.Float64frombits(rng.Uint64())})
+			it.Metrics = append(it.Metrics, task.Metric{Name: string(name), Value: math.Float64frombits(rng.Uint64())})
 		}
 		got, err := decodeIter(appendIter(nil, &it))
 		if err != nil {
@@ -29,7 +31,7 @@ func TestIterEncodingRoundTrip(t *testing.T) {
 }
 
 func TestDecodeIterRejects(t *testing.T) {
-	valid := appendIter(nil, &Iter{Samples: 5, Digest: 9, Metrics: []Metric{{"loss", 1}}})
+	valid := appendIter(nil, &task.Iter{Samples: 5, Digest: 9, Metrics: []task.Metric{{Name: "loss", Value: 1}}})
 	for name, b := range map[string][]byte{
 		"empty":          nil,
 		"short digest":   valid[:5],
@@ -50,8 +52,8 @@ func TestDecodeIterRejects(t *testing.T) {
 // accepts re-encodes to something that decodes to the same value.
 func FuzzDecodeIter(f *testing.F) {
 	f.Add([]byte{})
-	f.Add(appendIter(nil, &Iter{}))
-	f.Add(appendIter(nil, &Iter{Samples: -1, Digest: math.MaxUint64, Metrics: []Metric{{"loss", math.NaN()}, {"", math.Inf(-1)}}}))
+	f.Add(appendIter(nil, &task.Iter{}))
+	f.Add(appendIter(nil, &task.Iter{Samples: -1, Digest: math.MaxUint64, Metrics: []task.Metric{{Name: "loss", Value: math.NaN()}, {Name: "", Value: math.Inf(-1)}}}))
 	f.Add([]byte{0x02, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		it, err := decodeIter(b)
@@ -70,7 +72,7 @@ func FuzzDecodeIter(f *testing.F) {
 }
 
 // sameIter compares bit-exactly (NaN == NaN with the same bits).
-func sameIter(a, b Iter) bool {
+func sameIter(a, b task.Iter) bool {
 	if a.Iteration != b.Iteration || a.Samples != b.Samples || a.Digest != b.Digest || len(a.Metrics) != len(b.Metrics) {
 		return false
 	}
@@ -84,10 +86,10 @@ func sameIter(a, b Iter) bool {
 }
 
 func TestBlockRoundTripAndReads(t *testing.T) {
-	its := []Iter{
-		{Iteration: 7, Samples: 20, Digest: 1, Metrics: []Metric{{"loss", math.Copysign(0, -1)}}},
+	its := []task.Iter{
+		{Iteration: 7, Samples: 20, Digest: 1, Metrics: []task.Metric{{Name: "loss", Value: math.Copysign(0, -1)}}},
 		{Iteration: 8, Samples: 40, Digest: 2},
-		{Iteration: 100, Samples: 60, Digest: math.MaxUint64, Metrics: []Metric{{"a", math.NaN()}, {"b", math.Inf(1)}}},
+		{Iteration: 100, Samples: 60, Digest: math.MaxUint64, Metrics: []task.Metric{{Name: "a", Value: math.NaN()}, {Name: "b", Value: math.Inf(1)}}},
 	}
 	got, err := decodeBlock(7, appendBlock(nil, its))
 	if err != nil {
@@ -116,7 +118,7 @@ func TestBlockRoundTripAndReads(t *testing.T) {
 }
 
 func FuzzDecodeBlock(f *testing.F) {
-	f.Add(int64(0), appendBlock(nil, []Iter{{Iteration: 0}, {Iteration: 3, Metrics: []Metric{{"x", 1}}}}))
+	f.Add(int64(0), appendBlock(nil, []task.Iter{{Iteration: 0}, {Iteration: 3, Metrics: []task.Metric{{Name: "x", Value: 1}}}}))
 	f.Add(int64(5), []byte{0})
 	f.Fuzz(func(t *testing.T, first int64, b []byte) {
 		if first < 0 {

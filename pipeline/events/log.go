@@ -18,6 +18,7 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"zorepro/pipeline/crashpoint"
+	"zorepro/pipeline/task"
 )
 
 // SchemaVersion is the layout version described in doc.go; bump it by hand
@@ -458,7 +459,7 @@ func (w *wtx) apply(ev *Event) error {
 	if ev.Type == TypeIter {
 		its := ev.Iters
 		if ev.Iter != nil {
-			its = []Iter{*ev.Iter}
+			its = []task.Iter{*ev.Iter}
 		}
 		return w.iter.Put(iterKey(tid, ev.Run, its[0].Iteration), appendBlock(nil, its))
 	}

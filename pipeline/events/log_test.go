@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"zorepro/pipeline/task"
+
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -362,7 +364,7 @@ func allTypes(run uint64) []Event {
 		{Type: TypeState, Run: run, Task: "train/mnist", Time: 11, State: StateStarted, Action: "xxh64-aaaaaaaaaaaaaaaa"},
 		{Type: TypeTranscript, Run: run, Task: "train/mnist", Action: "xxh64-aaaaaaaaaaaaaaaa", Transcript: "kind train\nseed 1\n"},
 		{Type: TypeStreams, Run: run, Task: "train/mnist", Data: json.RawMessage(`[{"scope":"train/mnist","name":"batch","arity":1}]`)},
-		{Type: TypeIter, Run: run, Task: "train/mnist", Iter: &Iter{Iteration: 0, Samples: 64, Digest: 0xdeadbeefcafef00d, Metrics: []Metric{{"loss", 2.5}, {"acc", 0.1}}}},
+		{Type: TypeIter, Run: run, Task: "train/mnist", Iter: &task.Iter{Iteration: 0, Samples: 64, Digest: 0xdeadbeefcafef00d, Metrics: []task.Metric{{Name: "loss", Value: 2.5}, {Name: "acc", Value: 0.1}}}},
 		{Type: TypeCheckpoint, Run: run, Task: "train/mnist", Action: "xxh64-aaaaaaaaaaaaaaaa", Checkpoint: &Checkpoint{Content: "xxh64-cccccccccccccccc", Iteration: 1}},
 		{Type: TypeOutput, Run: run, Task: "train/mnist", Output: "xxh64-bbbbbbbbbbbbbbbb", Data: json.RawMessage(`{"bytes":123}`)},
 		{Type: TypeState, Run: run, Task: "train/mnist", Time: 12, State: StateDone, Action: "xxh64-aaaaaaaaaaaaaaaa", Output: "xxh64-bbbbbbbbbbbbbbbb"},
@@ -442,12 +444,12 @@ func TestIterMetricsBitExact(t *testing.T) {
 	}
 	w := l.NewWriter(WriterOptions{})
 	for i, v := range values {
-		w.Append(Event{Type: TypeIter, Task: "t", Run: 3, Iter: &Iter{
+		w.Append(Event{Type: TypeIter, Task: "t", Run: 3, Iter: &task.Iter{
 			Iteration: int64(i), Samples: -int64(i) * 1000, Digest: math.MaxUint64 - uint64(i),
-			Metrics: []Metric{{"v", v}, {"", -v}, {strings.Repeat("é", i), v}},
+			Metrics: []task.Metric{{Name: "v", Value: v}, {Name: "", Value: -v}, {Name: strings.Repeat("é", i), Value: v}},
 		}})
 	}
-	w.Append(Event{Type: TypeIter, Task: "t", Run: 3, Iter: &Iter{Iteration: math.MaxInt64}})
+	w.Append(Event{Type: TypeIter, Task: "t", Run: 3, Iter: &task.Iter{Iteration: math.MaxInt64}})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -482,11 +484,11 @@ func TestIterRunsAndTasks(t *testing.T) {
 	w := l.NewWriter(WriterOptions{MaxBatch: 3})
 	for _, run := range []uint64{7, 2, 9, 2, 1 << 40, math.MaxUint64} {
 		for i := range 4 {
-			w.Append(Event{Type: TypeIter, Task: "a", Run: run, Iter: &Iter{Iteration: int64(3 - i)}})
+			w.Append(Event{Type: TypeIter, Task: "a", Run: run, Iter: &task.Iter{Iteration: int64(3 - i)}})
 		}
 	}
-	w.Append(Event{Type: TypeIter, Task: "b", Run: 5, Iter: &Iter{Iteration: 1}})
-	w.Append(Event{Type: TypeIter, Task: "", Run: 4, Iter: &Iter{Iteration: 1}})
+	w.Append(Event{Type: TypeIter, Task: "b", Run: 5, Iter: &task.Iter{Iteration: 1}})
+	w.Append(Event{Type: TypeIter, Task: "", Run: 4, Iter: &task.Iter{Iteration: 1}})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -623,7 +625,7 @@ func TestReopenContinues(t *testing.T) {
 		}
 		lastRun = run
 		w := l.NewWriter(WriterOptions{})
-		w.Append(Event{Type: TypeIter, Task: "x", Run: run, Iter: &Iter{Iteration: 1}})
+		w.Append(Event{Type: TypeIter, Task: "x", Run: run, Iter: &task.Iter{Iteration: 1}})
 		w.Append(Event{Type: TypeNote, Task: "x", Run: run})
 		if err := w.Close(); err != nil {
 			t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 
+	"zorepro/pipeline/task"
+
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -79,10 +81,10 @@ func lookupTask(tx *bolt.Tx, task string) (id uint32, ok bool, err error) {
 }
 
 // Iterations returns the iterations of task in run in iteration order.
-func (l *Log) Iterations(task string, run uint64) ([]Iter, error) {
-	var its []Iter
+func (l *Log) Iterations(path string, run uint64) ([]task.Iter, error) {
+	var its []task.Iter
 	err := l.view(func(tx *bolt.Tx) error {
-		tid, ok, err := lookupTask(tx, task)
+		tid, ok, err := lookupTask(tx, path)
 		if err != nil || !ok {
 			return err
 		}
@@ -94,7 +96,7 @@ func (l *Log) Iterations(task string, run uint64) ([]Iter, error) {
 			}
 			block, err := decodeBlock(int64(binary.BigEndian.Uint64(k[12:])), v)
 			if err != nil {
-				return fmt.Errorf("task %q run %d: %w", task, run, err)
+				return fmt.Errorf("path %q run %d: %w", path, run, err)
 			}
 			its = append(its, block...)
 		}

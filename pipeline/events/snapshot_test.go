@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"zorepro/pipeline/task"
 )
 
 // A snapshot taken while a writer commits is a complete, readable log
@@ -31,7 +33,7 @@ func TestSnapshotDuringWritesIsConsistent(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := int64(1); i <= 2000; i++ {
-			w.Append(Event{Type: TypeIter, Run: run, Task: "t", Iter: &Iter{Iteration: i, Samples: i}})
+			w.Append(Event{Type: TypeIter, Run: run, Task: "t", Iter: &task.Iter{Iteration: i, Samples: i}})
 		}
 	}()
 	for i := 0; i < 5; i++ {

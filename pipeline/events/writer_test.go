@@ -9,14 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"zorepro/pipeline/task"
+
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-func iterEvent(task string, run uint64, i int) Event {
-	return Event{Type: TypeIter, Task: task, Run: run, Iter: &Iter{
+func iterEvent(path string, run uint64, i int) Event {
+	return Event{Type: TypeIter, Task: path, Run: run, Iter: &task.Iter{
 		Iteration: int64(i), Samples: int64(i) * 32, Digest: uint64(i) * 0x9e3779b97f4a7c15,
-		Metrics: []Metric{{"loss", 1 / float64(i+1)}, {"return", float64(i)}},
+		Metrics: []task.Metric{{Name: "loss", Value: 1 / float64(i+1)}, {Name: "return", Value: float64(i)}},
 	}}
 }
 
@@ -298,8 +300,8 @@ func TestAppendInvalidPanics(t *testing.T) {
 		"unknown type":       {Type: "bogus"},
 		"empty type":         {},
 		"iter without Iter":  {Type: TypeIter, Task: "t"},
-		"negative iteration": {Type: TypeIter, Iter: &Iter{Iteration: -1}},
-		"Iter on a note":     {Type: TypeNote, Iter: &Iter{}},
+		"negative iteration": {Type: TypeIter, Iter: &task.Iter{Iteration: -1}},
+		"Iter on a note":     {Type: TypeNote, Iter: &task.Iter{}},
 		"invalid data":       {Type: TypeNote, Data: json.RawMessage(`{"a":`)},
 	} {
 		func() {

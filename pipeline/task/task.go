@@ -62,18 +62,22 @@ type Input interface {
 	ID(name string) string
 }
 
-// Metric is one named value of an iteration event.
+// Metric is one named value of an iteration (e.g. "train_loss"); the event
+// log stores it bit-exactly.
 type Metric struct {
-	Name  string
-	Value float64
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
 }
 
-// Iter is a per-iteration event.
+// Iter is the one record of an iteration, from the method that steps to the
+// event log that stores it: after iteration Iteration (1-based), Samples
+// consumed in total, the digest of the parameters (xxhash64 of their
+// little-endian IEEE-754 bits) and the iteration's metrics.
 type Iter struct {
-	Iteration int64
-	Samples   int64
-	Digest    uint64
-	Metrics   []Metric
+	Iteration int64    `json:"iteration"`
+	Samples   int64    `json:"samples"`
+	Digest    uint64   `json:"digest"`
+	Metrics   []Metric `json:"metrics,omitempty"`
 }
 
 // Env is what a running task sees.

@@ -181,14 +181,10 @@ type Recorder struct {
 }
 
 // Iteration implements algos.Recorder.
-func (r *Recorder) Iteration(ev algos.Event) {
-	r.last = ev.Iteration
-	it := task.Iter{Iteration: ev.Iteration, Samples: ev.Samples, Digest: ev.Digest}
-	for _, m := range ev.Metrics {
-		it.Metrics = append(it.Metrics, task.Metric{Name: m.Name, Value: m.Value})
-	}
+func (r *Recorder) Iteration(it task.Iter) {
+	r.last = it.Iteration
 	r.Env.Iteration(it)
-	r.Env.Progress(ev.Samples, r.Budget)
+	r.Env.Progress(it.Samples, r.Budget)
 }
 
 // CheckpointDue implements algos.Recorder.

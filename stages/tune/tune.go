@@ -227,7 +227,7 @@ func (r *runner) Cost() int64 { return int64(len(r.points)*len(r.seeds)) * r.bud
 // nop records nothing: trials are summarised by notes.
 type nop struct{}
 
-func (nop) Iteration(algos.Event)         {}
+func (nop) Iteration(task.Iter)           {}
 func (nop) CheckpointDue(int64) bool      { return false }
 func (nop) Checkpoint([]byte) error       { return nil }
 func (nop) Resume() ([]byte, bool, error) { return nil, false, nil }

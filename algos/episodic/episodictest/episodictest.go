@@ -17,7 +17,9 @@ import (
 	"zorepro/algos/algostest"
 	"zorepro/algos/episodic"
 	"zorepro/envs/lqr"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
 )
 
 var _ episodic.Parallel = Goroutines
@@ -54,9 +56,9 @@ type Stopper struct {
 var _ episodic.Converger = (*Stopper)(nil)
 
 // Converged implements episodic.Converger.
-func (s *Stopper) Converged(W []float64, rng *rand.Rand, diagnostics bool) (bool, []algos.Metric, error) {
+func (s *Stopper) Converged(W []float64, rng *rand.Rand, diagnostics bool) (bool, []task.Metric, error) {
 	s.Calls++
-	return s.Calls == s.StopAt, []algos.Metric{{Name: "probe", Value: rng.Float64()}}, nil
+	return s.Calls == s.StopAt, []task.Metric{{Name: "probe", Value: rng.Float64()}}, nil
 }
 
 // LQR returns lqr.Generate(n, h, c, tol, rng), failing t on error.
@@ -86,7 +88,7 @@ func CheckConverger(t *testing.T, m algos.Method, src stream.Source, iters int, 
 	}
 	for _, ev := range rec.Events {
 		want := src.Rand("converged", uint64(ev.Iteration)).Float64()
-		if len(ev.Metrics) != 2 || ev.Metrics[1] != (algos.Metric{Name: "probe", Value: want}) {
+		if len(ev.Metrics) != 2 || ev.Metrics[1] != (task.Metric{Name: "probe", Value: want}) {
 			t.Fatalf("iteration %d metrics %v, want probe %v", ev.Iteration, ev.Metrics, want)
 		}
 	}
@@ -113,7 +115,7 @@ func CheckRolloutError(t *testing.T, newMethod func(par episodic.Parallel) algos
 // (digests of W and metrics). Run it with -cpu=1,4.
 func CheckParallelSameBits(t *testing.T, newMethod func(par episodic.Parallel) algos.Method, b algos.Budget, iters int) {
 	t.Helper()
-	run := func(par episodic.Parallel) []algos.Event {
+	run := func(par episodic.Parallel) []task.Iter {
 		rec := &algostest.MemRecorder{}
 		if _, err := algos.Run(context.Background(), newMethod(par), b, algos.Schedule{Every: 1}, rec); err != nil {
 			t.Fatal(err)
@@ -129,9 +131,9 @@ func CheckParallelSameBits(t *testing.T, newMethod func(par episodic.Parallel) a
 // CheckStateErrors checks the restoring of a method's state (W and its
 // ES-Adam, encoded with magic and version): a, b and other are fresh
 // methods, a and b on the same environment, other on one of another
-// dimension. After a.Step(1), other refuses a's state (algos.ErrFormat), b
+// dimension. After a.Step(1), other refuses a's state (blob.ErrFormat), b
 // refuses a blob with the right W length but an ES-Adam over adamDim ≠
-// len(W) coordinates (algos.ErrFormat) and every truncation of a's state,
+// len(W) coordinates (blob.ErrFormat) and every truncation of a's state,
 // all without changing its W = 0; then b restores a's state and has a's W.
 func CheckStateErrors(t *testing.T, a, b, other algos.Method, magic string, version uint32, adamDim int) {
 	t.Helper()
@@ -142,18 +144,18 @@ func CheckStateErrors(t *testing.T, a, b, other algos.Method, magic string, vers
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := other.UnmarshalState(st); !errors.Is(err, algos.ErrFormat) {
+	if err := other.UnmarshalState(st); !errors.Is(err, blob.ErrFormat) {
 		t.Errorf("other dimension: err = %v", err)
 	}
 	dim := len(b.Params())
 	if adamDim == dim {
 		t.Fatalf("ES-Adam of dimension %d is not another dimension", adamDim)
 	}
-	bad := algos.NewEncoder(magic, version)
+	bad := blob.NewEncoder(magic, version)
 	bad.Floats(make([]float64, dim))
-	blob, _ := algos.NewESAdam(adamDim, 0.01).MarshalBinary()
-	bad.Blob(blob)
-	if err := b.UnmarshalState(bad.Data()); !errors.Is(err, algos.ErrFormat) {
+	state, _ := algos.NewESAdam(adamDim, 0.01).MarshalBinary()
+	bad.Blob(state)
+	if err := b.UnmarshalState(bad.Data()); !errors.Is(err, blob.ErrFormat) {
 		t.Errorf("ES-Adam dimension: err = %v", err)
 	}
 	for i := 0; i < len(st); i++ {

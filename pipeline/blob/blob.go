@@ -1,4 +1,4 @@
-package algos
+package blob
 
 import (
 	"encoding/binary"
@@ -15,7 +15,7 @@ type Encoder struct{ buf []byte }
 // NewEncoder starts a blob with the given 4-byte magic and version.
 func NewEncoder(magic string, version uint32) *Encoder {
 	if len(magic) != 4 {
-		panic(fmt.Sprintf("algos: magic %q is not 4 bytes", magic))
+		panic(fmt.Sprintf("blob: magic %q is not 4 bytes", magic))
 	}
 	e := &Encoder{buf: make([]byte, 0, 64)}
 	e.buf = append(e.buf, magic...)
