@@ -1,9 +1,22 @@
 // Package algos is the shared driver of the optimizers: the Method interface,
 // Run (loop, sample budget, snapshot schedule, events, checkpoints and
-// resume), the Trajectory artifact, and the shared numerics of spec §1
-// (RunningStat, ESAdam). Each optimizer lives in its own sub-package
-// (algos/sgd, algos/ars, ...) so that the pipeline's per-package code hash
-// reruns only the tasks of an edited algorithm.
+// resume), and the shared numerics of spec §1 (RunningStat, ESAdam). Each
+// optimizer lives in its own sub-package (algos/sgd, algos/ars, ...) so that
+// the pipeline's per-package code hash reruns only the tasks of an edited
+// algorithm.
+//
+// The seam to environments is typed (bind.go). An algorithm package exports
+// a Factory, an Algorithm[C, P]: it decodes its parameters once into its
+// typed configuration C (Decode) and builds a Method on a problem P, where P
+// is constrained by the problem interface the algorithm declares. An
+// environment package exports an Env[I] over its own instance type I and
+// never imports this package. Bind pairs them at the composition root
+// (zorepro/stages), which checks at compile time that I satisfies the
+// algorithm's problem interface, and hides both types behind Trainer and
+// Setup, which the train and tune stages run. A tuning choice is recorded
+// as the JSON of the configuration's hyperparameter fields (Setup.Choice)
+// and laid back over a typed configuration (Setup.Tuned). Evaluation
+// settings travel as a typed trajectory.Header.
 //
 // Invariants:
 //   - Results never depend on goroutine scheduling or the wall clock. A

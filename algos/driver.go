@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 // Stat is the result of one iteration.
@@ -130,7 +132,7 @@ func (s Schedule) due(it, prev, cur int64) bool {
 type driverState struct {
 	it, samples int64
 	finished    bool
-	points      []Point
+	points      []trajectory.Point
 }
 
 const (
@@ -145,7 +147,7 @@ func encodeCheckpoint(st *driverState, method []byte) []byte {
 	e.Int64(st.it)
 	e.Int64(st.samples)
 	e.Bool(st.finished)
-	encodePoints(e, st.points)
+	trajectory.EncodePoints(e, st.points)
 	e.Blob(method)
 	return e.Data()
 }
@@ -153,7 +155,7 @@ func encodeCheckpoint(st *driverState, method []byte) []byte {
 func decodeCheckpoint(data []byte) (driverState, []byte, error) {
 	d := blob.NewDecoder(data, checkpointMagic, checkpointVersion)
 	st := driverState{it: d.Int64(), samples: d.Int64(), finished: d.Bool()}
-	st.points = decodePoints(d)
+	st.points = trajectory.DecodePoints(d)
 	method := d.Blob()
 	if st.it < 0 || st.samples < 0 {
 		d.Failf("checkpoint at iteration %d with %d samples", st.it, st.samples)
@@ -178,8 +180,8 @@ func CheckpointIteration(state []byte) (int64, error) {
 }
 
 // Run drives m until the budget is spent or m reports Done, and returns the
-// snapshots chosen by s. Layout and Meta of the result are empty; the caller
-// sets them.
+// snapshots chosen by s. The header of the result is empty; the caller sets
+// it.
 //
 // Each iteration it = 1, 2, ...: check ctx; Step(it); add the samples; record
 // a task.Iter with the digest of Params(); append a Point (a copy of
@@ -200,7 +202,7 @@ func CheckpointIteration(state []byte) (int64, error) {
 // completed iteration and returns an error wrapping ctx.Err() (joined with
 // the checkpoint error, if any). Errors from Step, the Recorder and state
 // encoding end the run and are returned wrapped with the iteration.
-func Run(ctx context.Context, m Method, b Budget, s Schedule, rec Recorder) (*Trajectory, error) {
+func Run(ctx context.Context, m Method, b Budget, s Schedule, rec Recorder) (*trajectory.Trajectory, error) {
 	var errs []error
 	if b.Samples <= 0 {
 		errs = append(errs, fmt.Errorf("%w: Samples = %d, want > 0", ErrBudget, b.Samples))
@@ -259,11 +261,11 @@ func Run(ctx context.Context, m Method, b Budget, s Schedule, rec Recorder) (*Tr
 		prev := st.samples
 		st.it, st.samples = it, st.samples+stat.Samples
 		if rec != nil {
-			rec.Iteration(task.Iter{Iteration: it, Samples: st.samples, Digest: Digest(m.Params()), Metrics: stat.Metrics})
+			rec.Iteration(task.Iter{Iteration: it, Samples: st.samples, Digest: trajectory.Digest(m.Params()), Metrics: stat.Metrics})
 		}
 		st.finished = b.reached(st.samples) || stat.Done
 		if it == 1 || st.finished || s.due(it, prev, st.samples) {
-			st.points = append(st.points, Point{Iteration: it, Samples: st.samples, Params: slices.Clone(m.Snapshot())})
+			st.points = append(st.points, trajectory.Point{Iteration: it, Samples: st.samples, Params: slices.Clone(m.Snapshot())})
 		}
 		if rec != nil && rec.CheckpointDue(it) {
 			if err := checkpoint(); err != nil {
@@ -271,5 +273,30 @@ func Run(ctx context.Context, m Method, b Budget, s Schedule, rec Recorder) (*Tr
 			}
 		}
 	}
-	return &Trajectory{Points: st.points}, nil
+	return &trajectory.Trajectory{Points: st.points}, nil
+}
+
+// DecodeBudget reads a stage's sample budget: "budget" (required and
+// positive when required is set, else default 0), "strict_budget"
+// (default def.Strict) and "budget_per", the name of a coordinate the
+// budget is multiplied by (MuJoCo: 1e4 environment steps per unit of
+// horizon, spec §4.3).
+func DecodeBudget(p *task.Params, def Budget, required bool) Budget {
+	var b Budget
+	if required {
+		b.Samples = p.Int("budget", task.Required(), task.Above(0))
+	} else {
+		b.Samples = p.Int("budget", task.Default(def.Samples), task.Min(0))
+	}
+	b.Strict = p.Bool("strict_budget", task.Default(def.Strict))
+	if per := p.String("budget_per", task.Default("")); per != "" {
+		if v, ok := p.Peek(per); !ok {
+			p.Errorf("budget_per", "%q is not a parameter or coordinate of this task", per)
+		} else if n, err := strconv.ParseInt(fmt.Sprint(v), 10, 64); err != nil || n < 1 {
+			p.Errorf("budget_per", "coordinate %s = %v is not a positive integer", per, v)
+		} else {
+			b.Samples *= n
+		}
+	}
+	return b
 }

@@ -3,19 +3,16 @@ package algos_test
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
-	"math"
 	"slices"
 	"testing"
-
-	"github.com/cespare/xxhash/v2"
 
 	"zorepro/algos"
 	"zorepro/algos/algostest"
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 // walk is a toy Method: w[0] counts iterations, w[1] is a random walk drawn
@@ -60,7 +57,7 @@ func (m *walk) UnmarshalState(b []byte) error {
 	return nil
 }
 
-func iterations(tr *algos.Trajectory) []int64 {
+func iterations(tr *trajectory.Trajectory) []int64 {
 	var its []int64
 	for _, p := range tr.Points {
 		its = append(its, p.Iteration)
@@ -68,7 +65,7 @@ func iterations(tr *algos.Trajectory) []int64 {
 	return its
 }
 
-func run(t *testing.T, m algos.Method, b algos.Budget, s algos.Schedule) *algos.Trajectory {
+func run(t *testing.T, m algos.Method, b algos.Budget, s algos.Schedule) *trajectory.Trajectory {
 	t.Helper()
 	tr, err := algos.Run(context.Background(), m, b, s, nil)
 	if err != nil {
@@ -148,7 +145,7 @@ func TestEventsAndSnapshots(t *testing.T) {
 	}
 	for i, ev := range rec.Events {
 		p := tr.Points[i]
-		if ev.Iteration != int64(i+1) || ev.Samples != 3*int64(i+1) || p.Samples != ev.Samples || ev.Digest != algos.Digest(p.Params) {
+		if ev.Iteration != int64(i+1) || ev.Samples != 3*int64(i+1) || p.Samples != ev.Samples || ev.Digest != trajectory.Digest(p.Params) {
 			t.Fatalf("event %d = %+v, point %+v", i, ev, p)
 		}
 		if p.Params[0] != float64(i+1) {
@@ -237,26 +234,6 @@ func TestRunErrors(t *testing.T) {
 	_, err = algos.Run(context.Background(), newWalk(1, 0), algos.Budget{Samples: 10}, algos.Schedule{}, &algostest.MemRecorder{From: []byte("junk")})
 	if !errors.Is(err, blob.ErrFormat) {
 		t.Errorf("bad checkpoint: %v", err)
-	}
-}
-
-// TestDigest pins Digest to xxhash64 of the little-endian float bits,
-// including inputs longer than the internal 64-value chunk.
-func TestDigest(t *testing.T) {
-	if got := algos.Digest(nil); got != xxhash.Sum64(nil) {
-		t.Errorf("Digest(nil) = %#x", got)
-	}
-	v := make([]float64, 150)
-	var buf []byte
-	for i := range v {
-		v[i] = math.Sqrt(float64(i)) - 3
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v[i]))
-	}
-	if algos.Digest(v) != xxhash.Sum64(buf) {
-		t.Error("Digest differs from xxhash64 of the LE bits")
-	}
-	if algos.Digest([]float64{0}) == algos.Digest([]float64{math.Copysign(0, -1)}) {
-		t.Error("Digest does not distinguish −0 from +0")
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"zorepro/algos/mnistsgd"
 	"zorepro/algos/newton"
 	"zorepro/algos/nreinforce"
+	"zorepro/algos/olrs"
 	"zorepro/algos/olrs/actionrs"
 	"zorepro/algos/olrs/paramrs"
 	"zorepro/algos/reinforce"
@@ -27,9 +28,61 @@ import (
 	"zorepro/stages/tune"
 )
 
-// Envs are the problem families, by the name dag.yaml uses.
-func Envs() map[string]algos.Env {
-	return map[string]algos.Env{
+// Trainers are the algorithms each environment can train, by the names
+// dag.yaml uses ("env", then "algo"). Each entry binds an algorithm to an
+// environment's instance type; a problem interface the instances do not
+// satisfy is a compile error here.
+func Trainers() algos.Trainers {
+	type (
+		lin = *linreg.Instance
+		ctl = *lqr.Instance
+		img = *mnist.Instance
+		sim = *mujoco.Instance
+		reg = *olr.Instance
+	)
+	return algos.Trainers{
+		"linreg": {
+			"ars":        algos.Bind[lin, ars.Config](linreg.Env{}, ars.Factory[lin]{}),
+			"newton":     algos.Bind[lin, newton.Config](linreg.Env{}, newton.Factory[lin]{}),
+			"nreinforce": algos.Bind[lin, nreinforce.Config](linreg.Env{}, nreinforce.Factory[lin]{}),
+			"reinforce":  algos.Bind[lin, reinforce.Config](linreg.Env{}, reinforce.Factory[lin]{}),
+			"sgd":        algos.Bind[lin, sgd.Config](linreg.Env{}, sgd.Factory[lin]{}),
+		},
+		"lqr": {
+			"arsv1": algos.Bind[ctl, arsv1.Config](lqr.Env{}, arsv1.Factory[ctl]{}),
+			"exact": algos.Bind[ctl, exact.Config](lqr.Env{}, exact.Factory[ctl]{}),
+		},
+		"mnist": {
+			"mnistars":       algos.Bind[img, mnistars.Config](mnist.Env{}, mnistars.Factory{}),
+			"mnistreinforce": algos.Bind[img, mnistreinforce.Config](mnist.Env{}, mnistreinforce.Factory{}),
+			"mnistsgd":       algos.Bind[img, mnistsgd.Config](mnist.Env{}, mnistsgd.Factory{}),
+		},
+		"mujoco": {
+			"arsv1": algos.Bind[sim, arsv1.Config](mujoco.Env{}, arsv1.Factory[sim]{}),
+			"exact": algos.Bind[sim, exact.Config](mujoco.Env{}, exact.Factory[sim]{}),
+		},
+		"olr": {
+			"actionrs": algos.Bind[reg, olrs.Config](olr.Env{}, actionrs.Factory{}),
+			"paramrs":  algos.Bind[reg, olrs.Config](olr.Env{}, paramrs.Factory{}),
+		},
+	}
+}
+
+// Evaluators are the environments by the name dag.yaml's "env" uses.
+func Evaluators() map[string]algos.Evaluator {
+	return map[string]algos.Evaluator{
+		"linreg": algos.Evaluate[*linreg.Instance](linreg.Env{}),
+		"lqr":    algos.Evaluate[*lqr.Instance](lqr.Env{}),
+		"mnist":  algos.Evaluate[*mnist.Instance](mnist.Env{}),
+		"mujoco": algos.Evaluate[*mujoco.Instance](mujoco.Env{}),
+		"olr":    algos.Evaluate[*olr.Instance](olr.Env{}),
+	}
+}
+
+// Generators are the environments whose instances the generate stage
+// makes, by the name dag.yaml's "env" uses.
+func Generators() map[string]algos.Generator {
+	return map[string]algos.Generator{
 		"linreg": linreg.Env{},
 		"lqr":    lqr.Env{},
 		"mnist":  mnist.Env{},
@@ -38,32 +91,14 @@ func Envs() map[string]algos.Env {
 	}
 }
 
-// Methods are the algorithms, by the name dag.yaml uses.
-func Methods() map[string]algos.Factory {
-	return map[string]algos.Factory{
-		"actionrs":       actionrs.Factory{},
-		"ars":            ars.Factory{},
-		"arsv1":          arsv1.Factory{},
-		"exact":          exact.Factory{},
-		"mnistars":       mnistars.Factory{},
-		"mnistreinforce": mnistreinforce.Factory{},
-		"mnistsgd":       mnistsgd.Factory{},
-		"newton":         newton.Factory{},
-		"nreinforce":     nreinforce.Factory{},
-		"paramrs":        paramrs.Factory{},
-		"reinforce":      reinforce.Factory{},
-		"sgd":            sgd.Factory{},
-	}
-}
-
 // Kinds are the stage kinds, by name.
 func Kinds() map[string]task.Kind {
-	envs, methods := Envs(), Methods()
+	trainers := Trainers()
 	kinds := []task.Kind{
-		&generate.Kind{Envs: envs},
-		&tune.Kind{Envs: envs, Methods: methods},
-		&train.Kind{Envs: envs, Methods: methods},
-		&evaluate.Kind{Envs: envs},
+		&generate.Kind{Generators: Generators()},
+		&tune.Kind{Trainers: trainers},
+		&train.Kind{Trainers: trainers},
+		&evaluate.Kind{Envs: Evaluators()},
 		&plot.Kind{},
 	}
 	out := map[string]task.Kind{}

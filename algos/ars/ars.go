@@ -31,14 +31,14 @@ type Problem interface {
 // no defaults: every field must be set.
 type Config struct {
 	// Alpha is the step size α > 0.
-	Alpha float64
+	Alpha float64 `json:"alpha"`
 	// Directions is N > 0, the number of directions (and examples) per
 	// iteration; an iteration consumes 2N samples.
-	Directions int
+	Directions int `json:"directions"`
 	// Top is b, the number of best directions kept, 0 < b ≤ N.
-	Top int
+	Top int `json:"top"`
 	// Nu is the perturbation length ν > 0.
-	Nu float64
+	Nu float64 `json:"nu"`
 }
 
 // ErrConfig is returned by Config.Validate and New for invalid

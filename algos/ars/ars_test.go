@@ -17,6 +17,7 @@ import (
 	"zorepro/envs/linreg"
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/trajectory"
 )
 
 var _ Problem = (*linreg.Instance)(nil)
@@ -211,17 +212,17 @@ func TestLearnsLinreg(t *testing.T) {
 		t.Fatal(err)
 	}
 	first, last := tr.Points[0].Params, tr.Points[len(tr.Points)-1].Params
-	p0, _ := in.PopulationLossSnapshot(linreg.LayoutNormalized, first)
-	p1, _ := in.PopulationLossSnapshot(linreg.LayoutNormalized, last)
+	p0, _ := in.PopulationLossSnapshot(trajectory.Normalized, first)
+	p1, _ := in.PopulationLossSnapshot(trajectory.Normalized, last)
 	if !(p1 < p0/100) {
 		t.Errorf("population loss %v → %v", p0, p1)
 	}
 	X, y := in.NewBatch(stream.New(1, "test", nil).Rand("test"), 10)
-	l1, err := in.EvalSnapshot(linreg.LayoutNormalized, last, X, y)
+	l1, err := in.EvalSnapshot(trajectory.Normalized, last, X, y)
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := in.RawWeights(linreg.LayoutNormalized, last)
+	raw, _ := in.RawWeights(trajectory.Normalized, last)
 	if l2 := linreg.Loss(raw, X, y); math.Abs(l1-l2) > 1e-9*(l1+1e-12) {
 		t.Errorf("test loss %v, raw-mapped %v", l1, l2)
 	}

@@ -1,25 +1,34 @@
 package ars
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"strconv"
 
 	"zorepro/algos"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
-// Factory makes one-step ARS available to the stages (an algos.Factory).
-type Factory struct{}
+// Initialized is a regression problem that draws its own initial weights (spec
+// §3.1.7); *linreg.Instance satisfies it.
+type Initialized interface {
+	Problem
+	InitialWeights(rng *rand.Rand) []float64
+}
 
-// Hyper implements algos.Factory: α × N × ν × b, the loop order of the
+// Factory makes one-step ARS available to the stages on problems of type P (an
+// algos.Algorithm).
+type Factory[P Initialized] struct{}
+
+var _ algos.Algorithm[Config, Initialized] = Factory[Initialized]{}
+
+// Hyper implements algos.Algorithm: α × N × ν × b, the loop order of the
 // original tuning script (§3.8).
-func (Factory) Hyper() []string { return []string{"alpha", "directions", "nu", "top"} }
+func (Factory[P]) Hyper() []string { return []string{"alpha", "directions", "nu", "top"} }
 
-// Configure decodes alpha (> 0), directions (>= 1), nu (> 0) and top
+// Decode reads alpha (> 0), directions (>= 1), nu (> 0) and top
 // (1 <= top <= directions).
-func (Factory) Configure(p *task.Params) algos.Config {
+func (Factory[P]) Decode(p *task.Params) Config {
 	c := Config{
 		Alpha:      p.Float("alpha", task.Required(), task.Above(0)),
 		Directions: int(p.Int("directions", task.Required(), task.Min(1))),
@@ -32,28 +41,14 @@ func (Factory) Configure(p *task.Params) algos.Config {
 	return c
 }
 
-// Feasible implements algos.Config.
-func (c Config) Feasible() bool { return c.Validate() == nil }
-
-// Meta implements algos.Config: snapshots carry the normalizer, and test
+// Header implements algos.Config: snapshots carry the normalizer, and test
 // batches have N examples (§3.1.6).
-func (c Config) Meta() map[string]string {
-	return map[string]string{"method": "ars", "layout": "normalized", "eval_batch": strconv.Itoa(c.Directions)}
+func (c Config) Header() trajectory.Header {
+	return trajectory.Header{Method: "ars", Layout: trajectory.Normalized, EvalBatch: c.Directions}
 }
 
-// New implements algos.Factory; the initial weights come from the
-// instance, drawn from the stream "init".
-func (Factory) New(cfg algos.Config, instance any, src stream.Source) (algos.Method, error) {
-	c, ok := cfg.(Config)
-	if !ok {
-		return nil, fmt.Errorf("ars: config is %T", cfg)
-	}
-	p, ok := instance.(interface {
-		Problem
-		InitialWeights(*rand.Rand) []float64
-	})
-	if !ok {
-		return nil, fmt.Errorf("ars: cannot train on %T", instance)
-	}
-	return New(c, p, p.InitialWeights(src.Rand("init")), src)
+// New implements algos.Algorithm; the initial weights come from the
+// problem, drawn from the stream "init".
+func (Factory[P]) New(cfg Config, p P, src stream.Source) (algos.Method, error) {
+	return New(cfg, p, p.InitialWeights(src.Rand("init")), src)
 }

@@ -236,22 +236,19 @@ func TestUnmarshalStateErrors(t *testing.T) {
 }
 
 func TestFactory(t *testing.T) {
-	f := Factory{}
+	f := Factory[episodic.Episodic]{}
 	if !slices.Equal(f.Hyper(), []string{"alpha", "directions", "nu"}) {
 		t.Fatalf("Hyper = %v", f.Hyper())
 	}
 	p := task.NewParams("dag.yaml", "train/lqr", map[string]any{"alpha": 0.003, "directions": 10, "nu": 0.05})
-	cfg := f.Configure(p)
-	if err := p.Err(); err != nil || cfg != (Config{Alpha: 0.003, Directions: 10, Nu: 0.05, DiagnosticsEvery: 10}) || !cfg.Feasible() || cfg.Meta()["method"] != "arsv1" {
-		t.Fatalf("Configure = %+v, %v", cfg, err)
+	cfg := f.Decode(p)
+	if err := p.Err(); err != nil || cfg != (Config{Alpha: 0.003, Directions: 10, Nu: 0.05, DiagnosticsEvery: 10}) || cfg.Validate() != nil || cfg.Header().Method != "arsv1" {
+		t.Fatalf("Decode = %+v, %v", cfg, err)
 	}
 	p = task.NewParams("dag.yaml", "train/lqr", map[string]any{"alpha": 0, "directions": 0, "nu": -1})
-	f.Configure(p)
+	f.Decode(p)
 	if err := p.Err(); err == nil {
 		t.Fatal("invalid parameters accepted")
-	}
-	if _, err := f.New(cfg, "not an env", testSource()); err == nil {
-		t.Fatal("New accepted a non-environment")
 	}
 	m, err := f.New(cfg, lqrEnv(t, 100, 100, 0.01, 0.05), testSource())
 	if err != nil || len(m.Params()) != 100 {

@@ -12,7 +12,7 @@
 //     Parallel.Run with a nil Parallel runs them in index order on the
 //     calling goroutine. They never affect results.
 //   - Config is the hyperparameters both methods take (α, N, ν and the
-//     diagnostics period), with Validate, and Hyper and Configure decode
+//     diagnostics period), with Validate, and Hyper and Decode read
 //     them for the methods' factories. Each method declares its own Config
 //     type on top of this one (type Config episodic.Config) so that its
 //     trajectories name it (algos.Config.Meta).

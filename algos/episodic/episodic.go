@@ -78,15 +78,15 @@ type Options struct {
 // defaults: every field must be set.
 type Config struct {
 	// Alpha is the ES-Adam step size α > 0.
-	Alpha float64
+	Alpha float64 `json:"alpha"`
 	// Directions is N ≥ 1 (ARS V1 runs 2N episodes an iteration, ExAct N).
-	Directions int
+	Directions int `json:"directions"`
 	// Nu is the perturbation scale ν > 0.
-	Nu float64
+	Nu float64 `json:"nu"`
 	// DiagnosticsEvery asks the environment's Converger for its
 	// diagnostics every so many iterations (0: never). They are logged
 	// only; training never reads them.
-	DiagnosticsEvery int
+	DiagnosticsEvery int `json:"diagnostics_every"`
 }
 
 // Validate reports every invalid field at once, each as an ErrConfig error.
@@ -111,14 +111,14 @@ func (c Config) Diagnostics(it int64) bool {
 	return c.DiagnosticsEvery > 0 && it%int64(c.DiagnosticsEvery) == 0
 }
 
-// Hyper lists the tunable hyperparameters for algos.Factory.Hyper: α × N ×
+// Hyper lists the tunable hyperparameters for algos.Algorithm.Hyper: α × N ×
 // ν, the loop order of the original tuning scripts (spec §4.4, §5.4).
 func Hyper() []string { return []string{"alpha", "directions", "nu"} }
 
-// Configure decodes alpha (> 0), directions (>= 1), nu (> 0) and
-// diagnostics_every (>= 0, default 10) for algos.Factory.Configure,
+// Decode reads alpha (> 0), directions (>= 1), nu (> 0) and
+// diagnostics_every (>= 0, default 10) for algos.Algorithm.Decode,
 // reporting problems through p.
-func Configure(p *task.Params) Config {
+func Decode(p *task.Params) Config {
 	return Config{
 		Alpha:      p.Float("alpha", task.Required(), task.Above(0)),
 		Directions: int(p.Int("directions", task.Required(), task.Min(1))),

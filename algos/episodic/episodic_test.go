@@ -37,20 +37,20 @@ func TestDiagnostics(t *testing.T) {
 	}
 }
 
-func TestConfigure(t *testing.T) {
+func TestDecode(t *testing.T) {
 	if !slices.Equal(Hyper(), []string{"alpha", "directions", "nu"}) {
 		t.Fatalf("Hyper = %v", Hyper())
 	}
 	p := task.NewParams("dag.yaml", "train/lqr", map[string]any{"alpha": 0.003, "directions": 10, "nu": 0.05})
-	if cfg := Configure(p); p.Err() != nil || cfg != (Config{Alpha: 0.003, Directions: 10, Nu: 0.05, DiagnosticsEvery: 10}) {
-		t.Fatalf("Configure = %+v, %v", cfg, p.Err())
+	if cfg := Decode(p); p.Err() != nil || cfg != (Config{Alpha: 0.003, Directions: 10, Nu: 0.05, DiagnosticsEvery: 10}) {
+		t.Fatalf("Decode = %+v, %v", cfg, p.Err())
 	}
 	p = task.NewParams("dag.yaml", "train/lqr", map[string]any{"alpha": 0.003, "directions": 10, "nu": 0.05, "diagnostics_every": 0})
-	if cfg := Configure(p); p.Err() != nil || cfg.DiagnosticsEvery != 0 {
-		t.Fatalf("Configure = %+v, %v", cfg, p.Err())
+	if cfg := Decode(p); p.Err() != nil || cfg.DiagnosticsEvery != 0 {
+		t.Fatalf("Decode = %+v, %v", cfg, p.Err())
 	}
 	p = task.NewParams("dag.yaml", "train/lqr", map[string]any{"alpha": 0, "directions": 0, "nu": -1})
-	Configure(p)
+	Decode(p)
 	if p.Err() == nil {
 		t.Fatal("invalid parameters accepted")
 	}

@@ -1,44 +1,35 @@
 package exact
 
 import (
-	"fmt"
-
 	"zorepro/algos"
 	"zorepro/algos/episodic"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
-// Factory makes ExAct available to the stages (an algos.Factory).
-type Factory struct {
-	// Parallel, if set, runs each iteration's rollouts (episodic.Options);
-	// the zero Factory runs them serially. Results do not depend on it.
-	Parallel episodic.Parallel
-}
+// Factory makes ExAct available to the stages on episodic environments of
+// type P (an algos.Algorithm).
+type Factory[P episodic.Episodic] struct{}
 
-// Hyper implements algos.Factory: α × N × ν (episodic.Hyper).
-func (Factory) Hyper() []string { return episodic.Hyper() }
+var _ algos.Algorithm[Config, episodic.Episodic] = Factory[episodic.Episodic]{}
 
-// Configure implements algos.Factory: alpha (> 0), directions (>= 1), nu
-// (> 0) and diagnostics_every (episodic.Configure).
-func (Factory) Configure(p *task.Params) algos.Config { return Config(episodic.Configure(p)) }
+// Hyper implements algos.Algorithm: α × N × ν (episodic.Hyper).
+func (Factory[P]) Hyper() []string { return episodic.Hyper() }
 
-// Feasible implements algos.Config.
-func (c Config) Feasible() bool { return episodic.Config(c).Validate() == nil }
+// Decode implements algos.Algorithm: alpha (> 0), directions (>= 1), nu
+// (> 0) and diagnostics_every (episodic.Decode).
+func (Factory[P]) Decode(p *task.Params) Config { return Config(episodic.Decode(p)) }
 
-// Meta implements algos.Config: snapshots are W, p×n row-major.
-func (c Config) Meta() map[string]string { return map[string]string{"method": "exact"} }
+// Validate implements algos.Config.
+func (c Config) Validate() error { return episodic.Config(c).Validate() }
 
-// New implements algos.Factory: the instance must be an episodic.Episodic
-// environment (optionally an episodic.Converger).
-func (f Factory) New(cfg algos.Config, instance any, src stream.Source) (algos.Method, error) {
-	c, ok := cfg.(Config)
-	if !ok {
-		return nil, fmt.Errorf("exact: config is %T", cfg)
-	}
-	env, ok := instance.(episodic.Episodic)
-	if !ok {
-		return nil, fmt.Errorf("exact: cannot train on %T (not an episodic environment)", instance)
-	}
-	return New(c, env, src, episodic.Options{Parallel: f.Parallel})
+// Header implements algos.Config: snapshots are W, p×n row-major.
+func (c Config) Header() trajectory.Header { return trajectory.Header{Method: "exact"} }
+
+// New implements algos.Algorithm (the environment may also be an
+// episodic.Converger). Rollouts run serially until SetParallel provides a
+// pool.
+func (Factory[P]) New(cfg Config, env P, src stream.Source) (algos.Method, error) {
+	return New(cfg, env, src, episodic.Options{})
 }

@@ -23,14 +23,14 @@ import (
 // be set.
 type Config struct {
 	// Alpha is the step size α > 0.
-	Alpha float64
+	Alpha float64 `json:"alpha"`
 	// Directions is N ≥ 1, the number of directions (and training images)
 	// per iteration; an iteration consumes 2N samples.
-	Directions int
+	Directions int `json:"directions"`
 	// Nu is the perturbation scale ν > 0.
-	Nu float64
+	Nu float64 `json:"nu"`
 	// Top is b, the number of best directions kept, 1 ≤ b ≤ N.
-	Top int
+	Top int `json:"top"`
 }
 
 // Validate reports every invalid field at once.

@@ -19,6 +19,7 @@ import (
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 func testSource(name string) stream.Source { return stream.New(6027, "test/mnistars/"+name, nil) }
@@ -326,7 +327,7 @@ func TestSnapshotTiming(t *testing.T) {
 		if !slices.Equal(snap, want) {
 			t.Fatalf("iteration %d: snapshot is not θ ‖ current μ ‖ current s", it)
 		}
-		if _, err := in.Accuracy(cfg.Meta()["layout"], snap); err != nil {
+		if _, err := in.Accuracy(cfg.Header().Layout, snap); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -404,25 +405,25 @@ func TestNonFinite(t *testing.T) {
 func TestConfigure(t *testing.T) {
 	vals := map[string]any{"alpha": 0.02, "directions": 50, "nu": 0.03, "top": 20}
 	p := task.NewParams("dag.yaml", "train", vals)
-	c := Factory{}.Configure(p)
-	if err := p.Err(); err != nil || c != (Config{Alpha: 0.02, Directions: 50, Nu: 0.03, Top: 20}) || !c.Feasible() {
+	c := Factory{}.Decode(p)
+	if err := p.Err(); err != nil || c != (Config{Alpha: 0.02, Directions: 50, Nu: 0.03, Top: 20}) || c.Validate() != nil {
 		t.Fatalf("%+v, %v", c, err)
 	}
-	if m := c.Meta(); m["method"] != "mnistars" || m["layout"] != mnist.LayoutNormalized {
-		t.Errorf("meta %v", m)
+	if h := c.Header(); h != (trajectory.Header{Method: "ars", Layout: trajectory.Normalized}) {
+		t.Errorf("Header = %+v", h)
 	}
 	if h := (Factory{}).Hyper(); !slices.Equal(h, []string{"alpha", "directions", "nu", "top"}) {
 		t.Errorf("Hyper() = %v", h)
 	}
 	vals["top"] = 100
 	p = task.NewParams("dag.yaml", "train", vals)
-	c = Factory{}.Configure(p)
+	c = Factory{}.Decode(p)
 	var pe *task.Error
-	if err := p.Err(); !errors.As(err, &pe) || pe.Field != "params.top" || c.Feasible() {
-		t.Errorf("top 100 > directions 50: %v, feasible %v", err, c.Feasible())
+	if err := p.Err(); !errors.As(err, &pe) || pe.Field != "params.top" || (c.Validate() == nil) {
+		t.Errorf("top 100 > directions 50: %v, feasible %v", err, (c.Validate() == nil))
 	}
 	p = task.NewParams("dag.yaml", "train", map[string]any{})
-	Factory{}.Configure(p)
+	Factory{}.Decode(p)
 	if err := p.Err(); err == nil || len(err.(interface{ Unwrap() []error }).Unwrap()) != 4 {
 		t.Errorf("want 4 missing parameters: %v", err)
 	}
@@ -448,9 +449,6 @@ func TestFactoryNew(t *testing.T) {
 		if snap[lenet.NumParams+j] != 0 || snap[lenet.NumParams+mnist.Pixels+j] != 1 {
 			t.Fatal("initial snapshot statistics are not μ = 0, s = 1")
 		}
-	}
-	if _, err := (Factory{}).New(cfg, []byte("mnist"), src); err == nil {
-		t.Error("a []byte instance was accepted")
 	}
 	if _, err := (Factory{}).New(Config{Alpha: 0.02, Directions: 2, Nu: 0.03, Top: 3}, in, src); !errors.Is(err, ErrConfig) {
 		t.Errorf("top > directions: %v", err)

@@ -1,27 +1,29 @@
 package mnistars
 
 import (
-	"fmt"
-
 	"zorepro/algos"
 	"zorepro/envs/mnist"
 	"zorepro/envs/mnist/lenet"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
-// Factory makes MNIST ARS available to the stages (an algos.Factory).
+// Factory makes MNIST ARS available to the stages (an algos.Algorithm on
+// *mnist.Instance).
 type Factory struct{}
 
-// Hyper implements algos.Factory: α × N × ν × b, the loop order of the
+var _ algos.Algorithm[Config, *mnist.Instance] = Factory{}
+
+// Hyper implements algos.Algorithm: α × N × ν × b, the loop order of the
 // original tuning script (spec §2.7).
 func (Factory) Hyper() []string { return []string{"alpha", "directions", "nu", "top"} }
 
-// Configure decodes alpha (> 0), directions (≥ 1), nu (> 0) and top
+// Decode reads alpha (> 0), directions (≥ 1), nu (> 0) and top
 // (1 ≤ top ≤ directions), all required. A top above directions is reported
-// through p and makes the Config infeasible, so tuning skips such grid
+// through p and makes the Config invalid, so tuning skips such grid
 // points.
-func (Factory) Configure(p *task.Params) algos.Config {
+func (Factory) Decode(p *task.Params) Config {
 	c := Config{
 		Alpha:      p.Float("alpha", task.Required(), task.Above(0)),
 		Directions: int(p.Int("directions", task.Required(), task.Min(1))),
@@ -34,27 +36,16 @@ func (Factory) Configure(p *task.Params) algos.Config {
 	return c
 }
 
-// Feasible implements algos.Config.
-func (c Config) Feasible() bool { return c.Validate() == nil }
-
-// Meta implements algos.Config: snapshots are θ ‖ μ ‖ s, evaluated on
+// Header implements algos.Config: snapshots are θ ‖ μ ‖ s, evaluated on
 // standardized pixels.
-func (c Config) Meta() map[string]string {
-	return map[string]string{"method": "mnistars", "layout": mnist.LayoutNormalized}
+func (c Config) Header() trajectory.Header {
+	return trajectory.Header{Method: "ars", Layout: trajectory.Normalized}
 }
 
-// New implements algos.Factory: instance must be a *mnist.Instance; the
-// initial θ is lenet.NewParams(src.Rand("init")).
-func (Factory) New(cfg algos.Config, instance any, src stream.Source) (algos.Method, error) {
-	c, ok := cfg.(Config)
-	if !ok {
-		return nil, fmt.Errorf("mnistars: config is %T", cfg)
-	}
-	in, ok := instance.(*mnist.Instance)
-	if !ok {
-		return nil, fmt.Errorf("mnistars: cannot train on %T", instance)
-	}
-	m, err := New(c, in, lenet.NewParams(src.Rand("init")), src)
+// New implements algos.Algorithm: the initial θ is
+// lenet.NewParams(src.Rand("init")).
+func (Factory) New(cfg Config, in *mnist.Instance, src stream.Source) (algos.Method, error) {
+	m, err := New(cfg, in, lenet.NewParams(src.Rand("init")), src)
 	if err != nil {
 		return nil, err
 	}

@@ -15,18 +15,18 @@ import (
 	"zorepro/pipeline/task"
 )
 
-// DefaultBatch is B when Configure's parameters omit it: the code's 256
+// DefaultBatch is B when Decode's parameters omit it: the code's 256
 // (spec §6 item 10; the paper says 512).
 const DefaultBatch = 256
 
 // Config holds the hyperparameters. Every field must be set;
-// Factory.Configure fills Batch with DefaultBatch when the parameters omit
+// Factory.Decode fills Batch with DefaultBatch when the parameters omit
 // it. The paper's LR is 1e-3.
 type Config struct {
 	// LR is Adam's learning rate > 0.
-	LR float64
+	LR float64 `json:"lr"`
 	// Batch is B ≥ 1; each iteration consumes B samples.
-	Batch int
+	Batch int `json:"batch"`
 }
 
 // Validate reports every invalid field at once.

@@ -15,6 +15,7 @@ import (
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 func testSource(name string) stream.Source {
@@ -146,7 +147,7 @@ func TestLearnsTwoClasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, _ := in.Accuracy(mnist.LayoutRaw, m.Snapshot())
+	before, _ := in.Accuracy(trajectory.Raw, m.Snapshot())
 	var first, last float64
 	for it := int64(1); it <= 100; it++ {
 		st, err := m.Step(it)
@@ -160,7 +161,7 @@ func TestLearnsTwoClasses(t *testing.T) {
 			last += st.Metrics[0].Value / 10
 		}
 	}
-	after, _ := in.Accuracy(mnist.LayoutRaw, m.Snapshot())
+	after, _ := in.Accuracy(trajectory.Raw, m.Snapshot())
 	t.Logf("test accuracy %.3f → %.3f; mean train reward %.3f → %.3f", before, after, first, last)
 	if !(after >= 0.95 && after > before+0.3 && last > first+0.5) {
 		t.Errorf("test accuracy %.3f → %.3f, train reward %.3f → %.3f after 100 iterations", before, after, first, last)
@@ -203,26 +204,26 @@ func TestNonFinite(t *testing.T) {
 
 func TestConfigure(t *testing.T) {
 	p := task.NewParams("dag.yaml", "train", map[string]any{"lr": 0.001})
-	c := Factory{}.Configure(p)
-	if err := p.Err(); err != nil || c != (Config{LR: 0.001, Batch: 256}) || !c.Feasible() {
+	c := Factory{}.Decode(p)
+	if err := p.Err(); err != nil || c != (Config{LR: 0.001, Batch: 256}) || c.Validate() != nil {
 		t.Fatalf("defaults: %+v, %v", c, err)
 	}
 	p = task.NewParams("dag.yaml", "train", map[string]any{"lr": 0.001, "batch": 512})
-	if c := (Factory{}).Configure(p); p.Err() != nil || c.(Config).Batch != 512 {
+	if c := (Factory{}).Decode(p); p.Err() != nil || c.Batch != 512 {
 		t.Errorf("paper-text batch: %+v, %v", c, p.Err())
 	}
-	if m := c.Meta(); m["method"] != "mnistreinforce" || m["layout"] != mnist.LayoutRaw {
-		t.Errorf("meta %v", m)
+	if h := c.Header(); h != (trajectory.Header{Method: "reinforce", Layout: trajectory.Raw}) {
+		t.Errorf("Header = %+v", h)
 	}
 	if h := (Factory{}).Hyper(); !slices.Equal(h, []string{"lr"}) {
 		t.Errorf("Hyper() = %v", h)
 	}
 	p = task.NewParams("dag.yaml", "train", map[string]any{"batch": 0})
-	Factory{}.Configure(p)
+	Factory{}.Decode(p)
 	if err := p.Err(); err == nil || len(err.(interface{ Unwrap() []error }).Unwrap()) != 2 {
 		t.Errorf("want 2 problems (lr missing, batch): %v", err)
 	}
-	if c := (Config{LR: math.NaN(), Batch: 1}); c.Feasible() || !errors.Is(c.Validate(), ErrConfig) {
+	if c := (Config{LR: math.NaN(), Batch: 1}); (c.Validate() == nil) || !errors.Is(c.Validate(), ErrConfig) {
 		t.Error("NaN lr accepted")
 	}
 }
@@ -236,9 +237,6 @@ func TestFactoryNew(t *testing.T) {
 	}
 	if !slices.Equal(m.Params(), lenet.NewParams(src.Rand("init"))) {
 		t.Error("initial θ is not lenet.NewParams(src.Rand(\"init\"))")
-	}
-	if _, err := (Factory{}).New(Config{LR: 1e-3, Batch: 2}, 42, src); err == nil {
-		t.Error("an int instance was accepted")
 	}
 	if _, err := (Factory{}).New(Config{LR: 1e-3, Batch: 2}, (*mnist.Instance)(nil), src); !errors.Is(err, ErrInstance) {
 		t.Errorf("nil instance: %v", err)

@@ -14,22 +14,22 @@ import (
 	"zorepro/pipeline/task"
 )
 
-// Defaults of the parameters Configure may omit (spec §2.7).
+// Defaults of the parameters Decode may omit (spec §2.7).
 const (
 	DefaultMomentum = 0.5
 	DefaultBatch    = 64
 )
 
 // Config holds the hyperparameters. Every field must be set;
-// Factory.Configure fills Momentum and Batch with DefaultMomentum and
+// Factory.Decode fills Momentum and Batch with DefaultMomentum and
 // DefaultBatch when the parameters omit them. The paper's LR is 0.01.
 type Config struct {
 	// LR is the step size lr > 0.
-	LR float64
+	LR float64 `json:"lr"`
 	// Momentum is μ, 0 ≤ μ < 1.
-	Momentum float64
+	Momentum float64 `json:"momentum"`
 	// Batch is B ≥ 1; each iteration consumes B samples.
-	Batch int
+	Batch int `json:"batch"`
 }
 
 // Validate reports every invalid field at once.

@@ -16,6 +16,7 @@ import (
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 func testSource(name string) stream.Source { return stream.New(5488, "test/mnistsgd/"+name, nil) }
@@ -102,13 +103,13 @@ func TestLearnsTwoClasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, _ := in.Accuracy(mnist.LayoutRaw, m.Snapshot())
+	before, _ := in.Accuracy(trajectory.Raw, m.Snapshot())
 	for it := int64(1); it <= 60; it++ {
 		if _, err := m.Step(it); err != nil {
 			t.Fatal(err)
 		}
 	}
-	after, _ := in.Accuracy(mnist.LayoutRaw, m.Snapshot())
+	after, _ := in.Accuracy(trajectory.Raw, m.Snapshot())
 	t.Logf("test accuracy %.3f → %.3f", before, after)
 	if !(after >= 0.95 && after > before+0.3) {
 		t.Errorf("test accuracy %.3f → %.3f after 60 iterations", before, after)
@@ -133,18 +134,18 @@ func TestResume(t *testing.T) {
 
 func TestConfigure(t *testing.T) {
 	p := task.NewParams("dag.yaml", "train", map[string]any{"lr": 0.01})
-	c := Factory{}.Configure(p)
-	if err := p.Err(); err != nil || c != (Config{LR: 0.01, Momentum: 0.5, Batch: 64}) || !c.Feasible() {
+	c := Factory{}.Decode(p)
+	if err := p.Err(); err != nil || c != (Config{LR: 0.01, Momentum: 0.5, Batch: 64}) || c.Validate() != nil {
 		t.Fatalf("defaults: %+v, %v", c, err)
 	}
-	if m := c.Meta(); m["method"] != "mnistsgd" || m["layout"] != mnist.LayoutRaw {
-		t.Errorf("meta %v", m)
+	if h := c.Header(); h != (trajectory.Header{Method: "sgd", Layout: trajectory.Raw}) {
+		t.Errorf("Header = %+v", h)
 	}
 	if h := (Factory{}).Hyper(); !slices.Equal(h, []string{"lr"}) {
 		t.Errorf("Hyper() = %v", h)
 	}
 	p = task.NewParams("dag.yaml", "train", map[string]any{"momentum": 1, "batch": 0})
-	Factory{}.Configure(p)
+	Factory{}.Decode(p)
 	var pe *task.Error
 	if err := p.Err(); !errors.As(err, &pe) || len(err.(interface{ Unwrap() []error }).Unwrap()) != 3 {
 		t.Errorf("want 3 problems (lr missing, momentum, batch): %v", err)
@@ -164,9 +165,6 @@ func TestFactoryNew(t *testing.T) {
 	}
 	if !slices.Equal(m.Params(), lenet.NewParams(src.Rand("init"))) {
 		t.Error("initial θ is not lenet.NewParams(src.Rand(\"init\"))")
-	}
-	if _, err := (Factory{}).New(Config{LR: 0.01, Momentum: 0.5, Batch: 2}, "mnist", src); err == nil {
-		t.Error("a string instance was accepted")
 	}
 	if _, err := (Factory{}).New(Config{LR: 0, Momentum: 0.5, Batch: 2}, in, src); !errors.Is(err, ErrConfig) {
 		t.Errorf("lr 0: %v", err)
@@ -234,7 +232,7 @@ func TestRealMNIST(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	acc, err := sub.Accuracy(mnist.LayoutRaw, m.Snapshot())
+	acc, err := sub.Accuracy(trajectory.Raw, m.Snapshot())
 	t.Logf("test accuracy after 100 iterations: %.3f", acc)
 	if err != nil || acc < 0.75 {
 		t.Errorf("accuracy %.3f (%v)", acc, err)

@@ -30,7 +30,7 @@ type Problem interface {
 // Batch = 64 (§3.4).
 type Config struct {
 	// Batch is the batch size B > 0; each iteration consumes B samples.
-	Batch int
+	Batch int `json:"batch"`
 }
 
 // Validate reports an invalid batch size as an ErrConfig error.

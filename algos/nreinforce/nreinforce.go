@@ -20,20 +20,20 @@ import (
 const Damping = 1e-3
 
 // Config holds natural REINFORCE's hyperparameters. Every field must be
-// set; Factory.Configure fills Batch and Beta with reinforce.DefaultBatch
+// set; Factory.Decode fills Batch and Beta with reinforce.DefaultBatch
 // and reinforce.DefaultBeta and ConstantEps with false when the parameters
 // omit them. dag.yaml sets LR = 2.0 (§3.6); the constant-ε variant of the
 // May-2018 figures used LR = 0.01.
 type Config struct {
 	// LR is the trust-region size: ε_t = LR/√t, or LR when ConstantEps.
-	LR float64
+	LR float64 `json:"lr"`
 	// Batch is the batch size B > 0; each iteration consumes B samples.
-	Batch int
+	Batch int `json:"batch"`
 	// Beta is the standard deviation β > 0 of the Gaussian policy.
-	Beta float64
+	Beta float64 `json:"beta"`
 	// ConstantEps selects ε_t = LR for every t (the code before
 	// 2018-05-04) instead of LR/√t.
-	ConstantEps bool
+	ConstantEps bool `json:"constant_eps"`
 }
 
 // Validate reports every invalid field at once.

@@ -15,6 +15,7 @@ import (
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 // fNorm returns √(sᵀFs), summed with plain loops over the full matrix.
@@ -218,29 +219,29 @@ func TestConfig(t *testing.T) {
 	if !errors.Is(err, ErrConfig) || len(err.(interface{ Unwrap() []error }).Unwrap()) != 3 {
 		t.Errorf("three invalid fields: %v", err)
 	}
-	var f Factory
+	var f Factory[*linreg.Instance]
 	p := task.NewParams("dag.yaml", "train", map[string]any{"lr": 2.0})
-	cfg := f.Configure(p)
+	cfg := f.Decode(p)
 	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if want := (Config{LR: 2, Batch: 512, Beta: 0.5}); cfg != want || !cfg.Feasible() {
-		t.Errorf("Configure = %+v, want %+v", cfg, want)
+	if want := (Config{LR: 2, Batch: 512, Beta: 0.5}); cfg != want || cfg.Validate() != nil {
+		t.Errorf("Decode = %+v, want %+v", cfg, want)
 	}
 	if got, want := p.Resolved(), []string{"batch 512", "beta 0.5", "constant_eps false", "lr 2"}; !slices.Equal(got, want) {
 		t.Errorf("resolved %q, want %q", got, want)
 	}
 	p = task.NewParams("dag.yaml", "train", map[string]any{"lr": 0.01, "constant_eps": true})
-	if c := f.Configure(p).(Config); p.Err() != nil || !c.ConstantEps || c.LR != 0.01 {
+	if c := f.Decode(p); p.Err() != nil || !c.ConstantEps || c.LR != 0.01 {
 		t.Errorf("constant_eps: %+v, %v", c, p.Err())
 	}
 	p = task.NewParams("dag.yaml", "train", map[string]any{"constant_eps": "maybe"})
-	f.Configure(p)
+	f.Decode(p)
 	if err := p.Err(); err == nil || len(err.(interface{ Unwrap() []error }).Unwrap()) != 2 {
 		t.Errorf("missing lr and a non-boolean constant_eps: %v", err)
 	}
-	if m := cfg.Meta(); m["layout"] != linreg.LayoutRaw || m["eval_batch"] != "512" || m["method"] != "nreinforce" {
-		t.Errorf("Meta = %v", m)
+	if h := cfg.Header(); h != (trajectory.Header{Method: "nreinforce", Layout: trajectory.Raw, EvalBatch: 512}) {
+		t.Errorf("Header = %+v", h)
 	}
 	if h := f.Hyper(); !slices.Equal(h, []string{"lr"}) {
 		t.Errorf("Hyper = %v", h)

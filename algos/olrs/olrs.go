@@ -12,6 +12,7 @@ import (
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 // Rule is one exploration strategy's round.
@@ -136,16 +137,21 @@ func (l *Learner) UnmarshalState(data []byte) error {
 // Config is shared by both rules' factories: the horizon T (the theorem's
 // schedules depend on it) and the chunk size.
 type Config struct {
-	Method string
-	T      int64
-	Chunk  int
+	Method string `json:"-"`
+	T      int64  `json:"t"`
+	Chunk  int    `json:"chunk"`
 }
 
-// Feasible implements algos.Config.
-func (c Config) Feasible() bool { return c.T >= 1 && c.Chunk >= 1 }
+// Validate implements algos.Config.
+func (c Config) Validate() error {
+	if c.T < 1 || c.Chunk < 1 {
+		return fmt.Errorf("olrs: T = %d, chunk = %d, want both ≥ 1", c.T, c.Chunk)
+	}
+	return nil
+}
 
-// Meta implements algos.Config.
-func (c Config) Meta() map[string]string { return map[string]string{"method": c.Method} }
+// Header implements algos.Config: snapshots hold the regret metrics.
+func (c Config) Header() trajectory.Header { return trajectory.Header{Method: c.Method} }
 
 // Budget implements algos.Budgeted: exactly T rounds.
 func (c Config) Budget() algos.Budget { return algos.Budget{Samples: c.T} }

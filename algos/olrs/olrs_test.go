@@ -90,7 +90,7 @@ func inst() *olr.Instance {
 
 func TestResumeIsBitExact(t *testing.T) {
 	in := inst()
-	for name, f := range map[string]algos.Factory{"paramrs": paramrs.Factory{}, "actionrs": actionrs.Factory{}} {
+	for name, f := range map[string]algos.Algorithm[olrs.Config, *olr.Instance]{"paramrs": paramrs.Factory{}, "actionrs": actionrs.Factory{}} {
 		t.Run(name, func(t *testing.T) {
 			cfg := olrs.Config{Method: name, T: 5000, Chunk: 250}
 			algostest.CheckResume(t, func() algos.Method {

@@ -12,23 +12,23 @@ import (
 	"zorepro/pipeline/task"
 )
 
-// Defaults of the parameters Configure may omit (§3.5).
+// Defaults of the parameters Decode may omit (§3.5).
 const (
 	DefaultBatch = 512
 	DefaultBeta  = 0.5
 )
 
 // Config holds REINFORCE's hyperparameters. Every field must be set;
-// Factory.Configure fills Batch and Beta with DefaultBatch and DefaultBeta
+// Factory.Decode fills Batch and Beta with DefaultBatch and DefaultBeta
 // when the parameters omit them. LR is tuned per d (§3.5: 0.08, 0.03, 0.01
 // for d = 10, 100, 1000).
 type Config struct {
 	// LR is the ES-Adam step size α > 0.
-	LR float64
+	LR float64 `json:"lr"`
 	// Batch is the batch size B > 0; each iteration consumes B samples.
-	Batch int
+	Batch int `json:"batch"`
 	// Beta is the standard deviation β > 0 of the Gaussian policy.
-	Beta float64
+	Beta float64 `json:"beta"`
 }
 
 // Validate reports every invalid field at once.

@@ -15,6 +15,7 @@ import (
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 var _ Problem = (*linreg.Instance)(nil)
@@ -260,26 +261,26 @@ func TestConfig(t *testing.T) {
 	if !errors.Is(err, ErrConfig) || len(err.(interface{ Unwrap() []error }).Unwrap()) != 3 {
 		t.Errorf("three invalid fields: %v", err)
 	}
-	var f Factory
+	var f Factory[*linreg.Instance]
 	p := task.NewParams("dag.yaml", "train", map[string]any{"lr": 0.08})
-	cfg := f.Configure(p)
+	cfg := f.Decode(p)
 	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if want := (Config{LR: 0.08, Batch: 512, Beta: 0.5}); cfg != want || !cfg.Feasible() {
-		t.Errorf("Configure = %+v, want %+v", cfg, want)
+	if want := (Config{LR: 0.08, Batch: 512, Beta: 0.5}); cfg != want || cfg.Validate() != nil {
+		t.Errorf("Decode = %+v, want %+v", cfg, want)
 	}
 	if got, want := p.Resolved(), []string{"batch 512", "beta 0.5", "lr 0.08"}; !slices.Equal(got, want) {
 		t.Errorf("resolved %q, want %q", got, want)
 	}
-	if m := cfg.Meta(); m["layout"] != linreg.LayoutRaw || m["eval_batch"] != "512" || m["method"] != "reinforce" {
-		t.Errorf("Meta = %v", m)
+	if h := cfg.Header(); h != (trajectory.Header{Method: "reinforce", Layout: trajectory.Raw, EvalBatch: 512}) {
+		t.Errorf("Header = %+v", h)
 	}
 	if h := f.Hyper(); !slices.Equal(h, []string{"lr"}) {
 		t.Errorf("Hyper = %v", h)
 	}
 	p = task.NewParams("dag.yaml", "train", map[string]any{"beta": -1})
-	f.Configure(p)
+	f.Decode(p)
 	if err := p.Err(); err == nil || len(err.(interface{ Unwrap() []error }).Unwrap()) != 2 {
 		t.Errorf("missing lr and beta −1: %v", err)
 	}

@@ -1,51 +1,46 @@
 package sgd
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"strconv"
 
 	"zorepro/algos"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
-// Factory makes SGD available to the stages (an algos.Factory).
-type Factory struct{}
+// Initialized is a regression problem that draws its own initial weights (spec
+// §3.1.7); *linreg.Instance satisfies it.
+type Initialized interface {
+	Problem
+	InitialWeights(rng *rand.Rand) []float64
+}
 
-// Hyper implements algos.Factory: the tunable hyperparameters in loop order.
-func (Factory) Hyper() []string { return []string{"lr", "batch"} }
+// Factory makes SGD available to the stages on problems of type P (an
+// algos.Algorithm).
+type Factory[P Initialized] struct{}
 
-// Configure decodes lr (> 0) and batch (>= 1).
-func (Factory) Configure(p *task.Params) algos.Config {
+var _ algos.Algorithm[Config, Initialized] = Factory[Initialized]{}
+
+// Hyper implements algos.Algorithm: the tunable hyperparameters in loop order.
+func (Factory[P]) Hyper() []string { return []string{"lr", "batch"} }
+
+// Decode reads lr (> 0) and batch (>= 1).
+func (Factory[P]) Decode(p *task.Params) Config {
 	return Config{LR: p.Float("lr", task.Required(), task.Above(0)), Batch: int(p.Int("batch", task.Required(), task.Min(1)))}
 }
 
-// Feasible implements algos.Config.
-func (c Config) Feasible() bool { return c.Validate() == nil }
-
-// Meta implements algos.Config: snapshots are raw weights, evaluated on
+// Header implements algos.Config: snapshots are raw weights, evaluated on
 // test batches of the training batch size (§3.1.6).
-func (c Config) Meta() map[string]string {
-	return map[string]string{"method": "sgd", "layout": "raw", "eval_batch": strconv.Itoa(c.Batch)}
+func (c Config) Header() trajectory.Header {
+	return trajectory.Header{Method: "sgd", Layout: trajectory.Raw, EvalBatch: c.Batch}
 }
 
-// New implements algos.Factory; the initial weights come from the
-// instance, drawn from the stream "init".
-func (Factory) New(cfg algos.Config, instance any, src stream.Source) (algos.Method, error) {
-	c, ok := cfg.(Config)
-	if !ok {
-		return nil, fmt.Errorf("sgd: config is %T", cfg)
-	}
-	if err := c.Validate(); err != nil {
+// New implements algos.Algorithm; the initial weights come from the
+// problem, drawn from the stream "init".
+func (Factory[P]) New(cfg Config, p P, src stream.Source) (algos.Method, error) {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	p, ok := instance.(interface {
-		Problem
-		InitialWeights(*rand.Rand) []float64
-	})
-	if !ok {
-		return nil, fmt.Errorf("sgd: cannot train on %T", instance)
-	}
-	return New(c, p, p.InitialWeights(src.Rand("init")), src), nil
+	return New(cfg, p, p.InitialWeights(src.Rand("init")), src), nil
 }

@@ -29,9 +29,9 @@ type Problem interface {
 // for d = 1000).
 type Config struct {
 	// LR is the step size η > 0.
-	LR float64
+	LR float64 `json:"lr"`
 	// Batch is the batch size B > 0; each iteration consumes B samples.
-	Batch int
+	Batch int `json:"batch"`
 }
 
 // ErrConfig is returned by Config.Validate for invalid hyperparameters.

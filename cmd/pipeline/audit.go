@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 
-	"zorepro/algos"
 	"zorepro/pipeline"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 	"zorepro/stages/plot"
 )
 
@@ -406,12 +406,12 @@ func (a *auditor) traceTrain(tr *seedTrace, p *pipeline.Production, hit *task.It
 		}
 	}
 	if raw, err := a.eng.ReadOutput(p.Output, "trajectory"); err == nil {
-		var traj algos.Trajectory
+		var traj trajectory.Trajectory
 		if err := traj.UnmarshalBinary(raw); err == nil {
 			m := false
 			for _, pt := range traj.Points {
 				if pt.Iteration == hit.Iteration {
-					m = pt.Samples == hit.Samples && algos.Digest(pt.Params) == hit.Digest
+					m = pt.Samples == hit.Samples && trajectory.Digest(pt.Params) == hit.Digest
 					break
 				}
 			}

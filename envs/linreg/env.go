@@ -3,14 +3,15 @@ package linreg
 import (
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
-// Env is linear regression with partial information as the stages see it
-// (an algos.Env and algos.Generator).
+// Env is linear regression with partial information as the stages see it:
+// it loads instances, generates them (PlanGenerate) and evaluates
+// snapshots (the algos.Env and algos.Generator interfaces).
 type Env struct{}
 
 // Metric names, in the order Evaluate returns them.
@@ -29,7 +30,7 @@ func (Env) PlanGenerate(p *task.Params) func(src stream.Source) ([]byte, error) 
 }
 
 // Load decodes an instance.
-func (Env) Load(data []byte) (any, error) {
+func (Env) Load(data []byte) (*Instance, error) {
 	in := new(Instance)
 	if err := in.UnmarshalBinary(data); err != nil {
 		return nil, err
@@ -37,28 +38,23 @@ func (Env) Load(data []byte) (any, error) {
 	return in, nil
 }
 
-// Metrics implements algos.Env.
+// Metrics names Evaluate's values.
 func (Env) Metrics() []string { return []string{MetricTestLoss, MetricPopLoss} }
 
-// Evaluate returns the test loss on a fresh batch of meta["eval_batch"]
-// examples drawn from rng, and the population loss, of one snapshot in
-// layout meta["layout"].
-func (Env) Evaluate(inst any, snap []float64, meta map[string]string, rng *rand.Rand) ([]float64, error) {
-	in, ok := inst.(*Instance)
-	if !ok {
-		return nil, fmt.Errorf("linreg: instance is %T", inst)
+// Evaluate returns the test loss on a fresh batch of h.EvalBatch examples
+// drawn from rng, and the population loss, of one snapshot in layout
+// h.Layout (see EvalSnapshot; trajectory.Raw for w itself,
+// trajectory.Normalized for w ‖ μ ‖ s).
+func (Env) Evaluate(in *Instance, snap []float64, h trajectory.Header, rng *rand.Rand) ([]float64, error) {
+	if h.EvalBatch < 1 {
+		return nil, fmt.Errorf("%w: the trajectory records no test batch size (eval_batch)", ErrSnapshot)
 	}
-	n, err := strconv.Atoi(meta["eval_batch"])
-	if err != nil || n < 1 {
-		return nil, fmt.Errorf("linreg: trajectory meta eval_batch = %q, want a positive integer", meta["eval_batch"])
-	}
-	layout := meta["layout"]
-	X, y := in.NewBatch(rng, n)
-	test, err := in.EvalSnapshot(layout, snap, X, y)
+	X, y := in.NewBatch(rng, h.EvalBatch)
+	test, err := in.EvalSnapshot(h.Layout, snap, X, y)
 	if err != nil {
 		return nil, err
 	}
-	pop, err := in.PopulationLossSnapshot(layout, snap)
+	pop, err := in.PopulationLossSnapshot(h.Layout, snap)
 	if err != nil {
 		return nil, err
 	}

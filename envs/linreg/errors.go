@@ -10,10 +10,11 @@ var (
 	// ErrVersion is returned by UnmarshalBinary when the encoding has a version
 	// this package does not read.
 	ErrVersion = errors.New("linreg: unsupported instance encoding version")
-	// ErrLayout is returned when a snapshot layout name is not LayoutRaw or
-	// LayoutNormalized.
+	// ErrLayout is returned when a snapshot layout is not trajectory.Raw or
+	// trajectory.Normalized.
 	ErrLayout = errors.New("linreg: unknown snapshot layout")
 	// ErrSnapshot is returned when a snapshot's length does not match its
-	// layout and the instance's dimension.
-	ErrSnapshot = errors.New("linreg: snapshot length does not match layout")
+	// layout and the instance's dimension, or its header records no test
+	// batch size.
+	ErrSnapshot = errors.New("linreg: snapshot does not match its header")
 )

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"zorepro/envs/linreg/fma"
+	"zorepro/pipeline/trajectory"
 )
 
 // NoiseStd is the standard deviation of the per-batch label noise ξ (§3.1.3).
@@ -19,17 +20,6 @@ const NoiseStd = 0.001
 // NoiseVar is NoiseStd², written as the literal the spec uses (10⁻⁶), so that
 // PopulationLoss(w*) is exactly ½·10⁻⁶.
 const NoiseVar = 1e-6
-
-// Snapshot layouts understood by EvalSnapshot and PopulationLossSnapshot.
-const (
-	// LayoutRaw: the snapshot is w itself (length Dim), used with raw
-	// features x (SGD, Newton, REINFORCE).
-	LayoutRaw = "raw"
-	// LayoutNormalized: the snapshot is w ‖ μ ‖ s (length Dim + 2d), where μ
-	// and s are the running mean and std of the d non-bias features; the
-	// prediction is z·w with z = [1, (x[1:]−μ)/s] (ARS, §3.7).
-	LayoutNormalized = "normalized"
-)
 
 // Instance is one problem instance of §3.1.
 //
@@ -275,17 +265,17 @@ func (in *Instance) SigmaX() *mat.SymDense {
 
 // SnapshotLen returns the length of a snapshot in the given layout, or an
 // ErrLayout error.
-func (in *Instance) SnapshotLen(layout string) (int, error) {
+func (in *Instance) SnapshotLen(layout trajectory.Layout) (int, error) {
 	switch layout {
-	case LayoutRaw:
+	case trajectory.Raw:
 		return in.Dim(), nil
-	case LayoutNormalized:
+	case trajectory.Normalized:
 		return in.Dim() + 2*in.D, nil
 	}
 	return 0, fmt.Errorf("%w: %q", ErrLayout, layout)
 }
 
-func (in *Instance) checkSnapshot(layout string, snap []float64) error {
+func (in *Instance) checkSnapshot(layout trajectory.Layout, snap []float64) error {
 	n, err := in.SnapshotLen(layout)
 	if err != nil {
 		return err
@@ -297,18 +287,18 @@ func (in *Instance) checkSnapshot(layout string, snap []float64) error {
 }
 
 // EvalSnapshot returns the ½·MSE on the batch (X, y) of the predictor stored
-// in snap with the given layout: for LayoutRaw it equals Loss(snap, X, y)
-// bit for bit; for LayoutNormalized the prediction of row x is z·w with
+// in snap with the given layout: for trajectory.Raw it equals Loss(snap, X, y)
+// bit for bit; for trajectory.Normalized the prediction of row x is z·w with
 // z = [1, (x[1:]−μ)/s] (μ, s taken from the snapshot, i.e. the statistics
 // current when it was taken), summed over coordinates in index order.
 //
 // An unknown layout or a snapshot of the wrong length is a returned error
 // (snapshots come from decoded artifacts); X and y must match Dim (panic).
-func (in *Instance) EvalSnapshot(layout string, snap []float64, X *mat.Dense, y []float64) (float64, error) {
+func (in *Instance) EvalSnapshot(layout trajectory.Layout, snap []float64, X *mat.Dense, y []float64) (float64, error) {
 	if err := in.checkSnapshot(layout, snap); err != nil {
 		return 0, err
 	}
-	if layout == LayoutRaw {
+	if layout == trajectory.Raw {
 		return Loss(snap, X, y), nil
 	}
 	n, c := X.Dims()
@@ -329,15 +319,15 @@ func (in *Instance) EvalSnapshot(layout string, snap []float64, X *mat.Dense, y 
 	return halfMSE(pred, y), nil
 }
 
-// RawWeights maps a snapshot to weights on raw features x. For LayoutRaw it
-// returns a copy of snap. For LayoutNormalized (w ‖ μ ‖ s) it returns w̃ with
+// RawWeights maps a snapshot to weights on raw features x. For trajectory.Raw it
+// returns a copy of snap. For trajectory.Normalized (w ‖ μ ‖ s) it returns w̃ with
 // w̃_j = w_j/s_j for j ≥ 1 and w̃_0 = w_0 − Σ_j w_j·μ_j/s_j (sum in index
 // order), so that x·w̃ = z·w.
-func (in *Instance) RawWeights(layout string, snap []float64) ([]float64, error) {
+func (in *Instance) RawWeights(layout trajectory.Layout, snap []float64) ([]float64, error) {
 	if err := in.checkSnapshot(layout, snap); err != nil {
 		return nil, err
 	}
-	if layout == LayoutRaw {
+	if layout == trajectory.Raw {
 		return slices.Clone(snap), nil
 	}
 	dim := in.Dim()
@@ -353,7 +343,7 @@ func (in *Instance) RawWeights(layout string, snap []float64) ([]float64, error)
 }
 
 // PopulationLossSnapshot is PopulationLoss of RawWeights(layout, snap).
-func (in *Instance) PopulationLossSnapshot(layout string, snap []float64) (float64, error) {
+func (in *Instance) PopulationLossSnapshot(layout trajectory.Layout, snap []float64) (float64, error) {
 	w, err := in.RawWeights(layout, snap)
 	if err != nil {
 		return 0, err

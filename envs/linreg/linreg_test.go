@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"zorepro/pipeline/stream"
+	"zorepro/pipeline/trajectory"
 )
 
 func testSource() stream.Source { return stream.New(5488, "test/envs/linreg", nil) }
@@ -211,18 +212,18 @@ func TestSnapshotLayouts(t *testing.T) {
 	X := mat.NewDense(2, 3, []float64{1, 2, 3, 1, -1, 0.5})
 	y := []float64{0, 1}
 	// raw: same as Loss.
-	got, err := in.EvalSnapshot(LayoutRaw, []float64{0.5, 1, -1}, X, y)
+	got, err := in.EvalSnapshot(trajectory.Raw, []float64{0.5, 1, -1}, X, y)
 	if err != nil || got != 1.0625 {
 		t.Fatalf("raw: %v, %v; want 1.0625", got, err)
 	}
 	// normalized: w = [−0.5, 2, −4], μ = [0, 1], s = [2, 4] gives
 	// z = [1, 1, 0.5] and [1, −0.5, −0.125], predictions −0.5 and −1 as above.
 	snap := []float64{-0.5, 2, -4, 0, 1, 2, 4}
-	got, err = in.EvalSnapshot(LayoutNormalized, snap, X, y)
+	got, err = in.EvalSnapshot(trajectory.Normalized, snap, X, y)
 	if err != nil || got != 1.0625 {
 		t.Fatalf("normalized: %v, %v; want 1.0625", got, err)
 	}
-	raw, err := in.RawWeights(LayoutNormalized, snap)
+	raw, err := in.RawWeights(trajectory.Normalized, snap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,10 +234,10 @@ func TestSnapshotLayouts(t *testing.T) {
 	if _, err := in.EvalSnapshot("bogus", snap, X, y); !errors.Is(err, ErrLayout) {
 		t.Errorf("unknown layout: %v", err)
 	}
-	if _, err := in.EvalSnapshot(LayoutNormalized, snap[:6], X, y); !errors.Is(err, ErrSnapshot) {
+	if _, err := in.EvalSnapshot(trajectory.Normalized, snap[:6], X, y); !errors.Is(err, ErrSnapshot) {
 		t.Errorf("short snapshot: %v", err)
 	}
-	if _, err := in.PopulationLossSnapshot(LayoutRaw, snap); !errors.Is(err, ErrSnapshot) {
+	if _, err := in.PopulationLossSnapshot(trajectory.Raw, snap); !errors.Is(err, ErrSnapshot) {
 		t.Errorf("long raw snapshot: %v", err)
 	}
 }
@@ -254,13 +255,13 @@ func TestPopulationLossNormalized(t *testing.T) {
 	for j := 0; j < in.D; j++ {
 		snap[in.Dim()+in.D+j] = 0.5 + rng.Float64()
 	}
-	raw, _ := in.RawWeights(LayoutNormalized, snap)
-	p1, _ := in.PopulationLossSnapshot(LayoutNormalized, snap)
+	raw, _ := in.RawWeights(trajectory.Normalized, snap)
+	p1, _ := in.PopulationLossSnapshot(trajectory.Normalized, snap)
 	if p2 := in.PopulationLoss(raw); p1 != p2 {
 		t.Errorf("PopulationLossSnapshot %v != PopulationLoss(RawWeights) %v", p1, p2)
 	}
 	X, y := in.NewBatch(src.Rand("test", 0), 50)
-	l1, _ := in.EvalSnapshot(LayoutNormalized, snap, X, y)
+	l1, _ := in.EvalSnapshot(trajectory.Normalized, snap, X, y)
 	if l2 := Loss(raw, X, y); math.Abs(l1-l2) > 1e-12*l1 {
 		t.Errorf("normalized loss %v, raw-mapped loss %v", l1, l2)
 	}

@@ -6,10 +6,11 @@ import (
 
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
-// Env is the LQR problem family as the stages see it (an algos.Env and
-// algos.Generator).
+// Env is the LQR problem family as the stages see it: it generates, loads
+// and evaluates instances (the algos.Env and algos.Generator interfaces).
 type Env struct{}
 
 // Metric names; Evaluate returns MetricGradSq (lqr.go: ‖G‖²_F of one
@@ -48,7 +49,7 @@ func (Env) PlanGenerate(p *task.Params) func(src stream.Source) ([]byte, error) 
 }
 
 // Load decodes an instance.
-func (Env) Load(data []byte) (any, error) {
+func (Env) Load(data []byte) (*Instance, error) {
 	in := new(Instance)
 	if err := in.UnmarshalBinary(data); err != nil {
 		return nil, err
@@ -56,17 +57,13 @@ func (Env) Load(data []byte) (any, error) {
 	return in, nil
 }
 
-// Metrics implements algos.Env.
+// Metrics names Evaluate's values.
 func (Env) Metrics() []string { return []string{MetricGradSq, MetricExpGradSq, MetricExpCost} }
 
-// Evaluate returns, for a snapshot K (the gain, length n; meta is not
-// used): the stationarity statistic ‖G‖²_F from x₀* with its noise drawn
+// Evaluate returns, for a snapshot K (the gain, length n; the header is
+// not used): the stationarity statistic ‖G‖²_F from x₀* with its noise drawn
 // from rng (Stationarity), ‖∇J(K)‖²_F and J(K) (Expected).
-func (Env) Evaluate(inst any, snap []float64, _ map[string]string, rng *rand.Rand) ([]float64, error) {
-	in, ok := inst.(*Instance)
-	if !ok {
-		return nil, fmt.Errorf("lqr: instance is %T", inst)
-	}
+func (Env) Evaluate(in *Instance, snap []float64, _ trajectory.Header, rng *rand.Rand) ([]float64, error) {
 	if len(snap) != in.N {
 		return nil, fmt.Errorf("%w: %d values, want the gain K of length %d", ErrSnapshot, len(snap), in.N)
 	}

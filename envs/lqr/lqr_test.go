@@ -15,6 +15,7 @@ import (
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 // An Instance is an environment of algos/arsv1 and algos/exact, with a stop
@@ -613,7 +614,7 @@ func TestPlanGenerate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return inst.(*Instance)
+		return inst
 	}
 	a := gen(map[string]any{"noise": 0.01}, "generate/lqr/noise=0.01/seed=75434669")
 	b := gen(map[string]any{"noise": 0.5}, "generate/lqr/noise=0.5/seed=75434669")
@@ -642,7 +643,7 @@ func TestPlanGenerate(t *testing.T) {
 func TestEvaluate(t *testing.T) {
 	in := testInstance(t, 100, 100, 0.01)
 	K := testGain(in.N)
-	got, err := Env{}.Evaluate(in, K, nil, testSource().Rand("eval"))
+	got, err := Env{}.Evaluate(in, K, trajectory.Header{}, testSource().Rand("eval"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -651,7 +652,7 @@ func TestEvaluate(t *testing.T) {
 	if want := []float64{g2, dot(g, g), J}; !slices.Equal(got, want) || len(Env{}.Metrics()) != 3 {
 		t.Fatalf("Evaluate = %v, want %v", got, want)
 	}
-	if _, err := (Env{}).Evaluate(in, K[:5], nil, testSource().Rand("eval")); !errors.Is(err, ErrSnapshot) {
+	if _, err := (Env{}).Evaluate(in, K[:5], trajectory.Header{}, testSource().Rand("eval")); !errors.Is(err, ErrSnapshot) {
 		t.Fatalf("short snapshot: err = %v", err)
 	}
 }

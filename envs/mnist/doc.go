@@ -20,7 +20,7 @@
 // 10,000-image test set, each image once, network in eval mode, prediction
 // by argmax (project decision, spec §6 item 12 and §7; the original drew
 // 10,000 images with replacement). Snapshots come in two layouts, chosen by
-// the trajectory's meta["layout"]:
+// the trajectory header's Layout:
 //   - "raw": θ, the network sees raw 0–255 pixels (SGD, REINFORCE; §2.1);
 //   - "normalized": θ ‖ μ ‖ s with the running per-pixel mean and standard
 //     deviation, the network sees (x − μ)/s (ARS; §2.6).

@@ -8,6 +8,7 @@ import (
 	"zorepro/envs/mnist/lenet"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 // Env is MNIST as a contextual bandit (spec §2) as the stages see it (an
@@ -18,17 +19,14 @@ type Env struct{}
 // snapshot's network classifies correctly.
 const MetricAccuracy = "accuracy"
 
-// Snapshot layouts understood by Accuracy and Evaluate (meta["layout"]).
-const (
-	// LayoutRaw: the snapshot is θ (lenet.NumParams values, lenet's flat
-	// layout) and the network sees raw 0–255 pixels (SGD, REINFORCE).
-	LayoutRaw = "raw"
-	// LayoutNormalized: the snapshot is θ ‖ μ ‖ s, lenet.NumParams + 2·784
-	// values: θ, then the running mean μ and standard deviation s (as
-	// algos.RunningStat's Mean and Std) of the 784 training pixels, in pixel
-	// order. The network sees (x − μ)/s per pixel (ARS, spec §2.6).
-	LayoutNormalized = "normalized"
-)
+// Snapshot layouts understood by Accuracy and Evaluate (the trajectory
+// header's Layout):
+//   - trajectory.Raw: the snapshot is θ (lenet.NumParams values, lenet's
+//     flat layout) and the network sees raw 0–255 pixels (SGD, REINFORCE).
+//   - trajectory.Normalized: the snapshot is θ ‖ μ ‖ s, lenet.NumParams +
+//     2·784 values: θ, then the running mean μ and standard deviation s of
+//     the 784 training pixels, in pixel order. The network sees (x − μ)/s
+//     per pixel (ARS, spec §2.6).
 
 // EvalBatch is the number of test images per Forward in Accuracy. It does
 // not change any result: an image's logits do not depend on its batch.
@@ -63,7 +61,7 @@ func (Env) PlanGenerate(p *task.Params) func(src stream.Source) ([]byte, error) 
 }
 
 // Load decodes an instance (see UnmarshalBinary).
-func (Env) Load(data []byte) (any, error) {
+func (Env) Load(data []byte) (*Instance, error) {
 	in := new(Instance)
 	if err := in.UnmarshalBinary(data); err != nil {
 		return nil, err
@@ -71,42 +69,46 @@ func (Env) Load(data []byte) (any, error) {
 	return in, nil
 }
 
-// Metrics implements algos.Env.
+// Metrics names Evaluate's value.
 func (Env) Metrics() []string { return []string{MetricAccuracy} }
 
-// Evaluate returns the test accuracy of a snapshot in layout
-// meta["layout"] (see Accuracy). The whole test set is used, each image
-// once (project decision, spec §6 item 12 and §7), so the result is exact
-// and rng is not used.
-func (Env) Evaluate(inst any, snap []float64, meta map[string]string, rng *rand.Rand) ([]float64, error) {
-	in, ok := inst.(*Instance)
-	if !ok {
-		return nil, fmt.Errorf("mnist: instance is %T", inst)
-	}
-	acc, err := in.Accuracy(meta["layout"], snap)
+// Evaluate returns the test accuracy of a snapshot in layout h.Layout (see
+// Accuracy). The whole test set is used, each image once (project
+// decision, spec §6 item 12 and §7), so the result is exact and rng is not
+// used.
+func (Env) Evaluate(in *Instance, snap []float64, h trajectory.Header, rng *rand.Rand) ([]float64, error) {
+	acc, err := in.Accuracy(h.Layout, snap)
 	if err != nil {
 		return nil, err
 	}
 	return []float64{acc}, nil
 }
 
+// RecordHeader is the header MNIST trajectories record for a method's: the
+// method's label prefixed with "mnist" (the labels recorded since Fig. 1's
+// first runs, when each method had an MNIST copy of its own) and the
+// layout; the test set is fixed, so no test batch size.
+func (Env) RecordHeader(h trajectory.Header) trajectory.Header {
+	return trajectory.Header{Method: "mnist" + h.Method, Layout: h.Layout}
+}
+
 // SnapshotLen returns the length of a snapshot in the given layout, or an
 // ErrLayout error.
-func SnapshotLen(layout string) (int, error) {
+func SnapshotLen(layout trajectory.Layout) (int, error) {
 	switch layout {
-	case LayoutRaw:
+	case trajectory.Raw:
 		return lenet.NumParams, nil
-	case LayoutNormalized:
+	case trajectory.Normalized:
 		return lenet.NumParams + 2*Pixels, nil
 	}
-	return 0, fmt.Errorf("%w: %q (want %q or %q)", ErrLayout, layout, LayoutRaw, LayoutNormalized)
+	return 0, fmt.Errorf("%w: %q (want %q or %q)", ErrLayout, layout, trajectory.Raw, trajectory.Normalized)
 }
 
 // SplitSnapshot checks a snapshot against its layout and returns θ and, for
-// LayoutNormalized, μ and s (sub-slices of snap; nil for LayoutRaw). It
+// trajectory.Normalized, μ and s (sub-slices of snap; nil for trajectory.Raw). It
 // returns ErrLayout or ErrSnapshot errors: a wrong length, a non-finite μ,
 // or an s that is not finite and positive.
-func SplitSnapshot(layout string, snap []float64) (theta, mu, s []float64, err error) {
+func SplitSnapshot(layout trajectory.Layout, snap []float64) (theta, mu, s []float64, err error) {
 	n, err := SnapshotLen(layout)
 	if err != nil {
 		return nil, nil, nil, err
@@ -115,7 +117,7 @@ func SplitSnapshot(layout string, snap []float64) (theta, mu, s []float64, err e
 		return nil, nil, nil, fmt.Errorf("%w: layout %q needs %d values, got %d", ErrSnapshot, layout, n, len(snap))
 	}
 	theta = snap[:lenet.NumParams]
-	if layout == LayoutRaw {
+	if layout == trajectory.Raw {
 		return theta, nil, nil, nil
 	}
 	mu, s = snap[lenet.NumParams:lenet.NumParams+Pixels], snap[lenet.NumParams+Pixels:]
@@ -133,10 +135,10 @@ func SplitSnapshot(layout string, snap []float64) (theta, mu, s []float64, err e
 // Accuracy returns the fraction of the test set that the network of a
 // snapshot classifies correctly: every test image once, in order, through
 // lenet in Eval mode (no dropout), prediction = lenet.Argmax of the logits
-// (the first maximum), accuracy = correct / NTest(). With LayoutRaw the
-// inputs are the raw pixels; with LayoutNormalized they are standardized
+// (the first maximum), accuracy = correct / NTest(). With trajectory.Raw the
+// inputs are the raw pixels; with trajectory.Normalized they are standardized
 // with the snapshot's μ and s (Standardize). Errors: see SplitSnapshot.
-func (in *Instance) Accuracy(layout string, snap []float64) (float64, error) {
+func (in *Instance) Accuracy(layout trajectory.Layout, snap []float64) (float64, error) {
 	theta, mu, s, err := SplitSnapshot(layout, snap)
 	if err != nil {
 		return 0, err

@@ -10,15 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"zorepro/algos"
 	"zorepro/envs/mnist/lenet"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
-)
-
-var (
-	_ algos.Env       = Env{}
-	_ algos.Generator = Env{}
+	"zorepro/pipeline/trajectory"
 )
 
 func TestPlanGenerateParams(t *testing.T) {
@@ -76,7 +71,7 @@ func TestAccuracyKnownAnswer(t *testing.T) {
 			}
 		}
 		want := float64(n) / 101
-		got, err := in.Accuracy(LayoutRaw, theta)
+		got, err := in.Accuracy(trajectory.Raw, theta)
 		if err != nil || got != want {
 			t.Errorf("class %d, raw: %v (%v), want %v", class, got, err, want)
 		}
@@ -85,7 +80,7 @@ func TestAccuracyKnownAnswer(t *testing.T) {
 			norm[lenet.NumParams+j] = 100
 			norm[lenet.NumParams+Pixels+j] = 3
 		}
-		if got, err := in.Accuracy(LayoutNormalized, norm); err != nil || got != want {
+		if got, err := in.Accuracy(trajectory.Normalized, norm); err != nil || got != want {
 			t.Errorf("class %d, normalized: %v (%v), want %v", class, got, err, want)
 		}
 	}
@@ -119,17 +114,17 @@ func TestAccuracyMatchesPerImageLoop(t *testing.T) {
 		}
 		return float64(correct) / float64(in.NTest())
 	}
-	raw, err := in.Accuracy(LayoutRaw, theta)
+	raw, err := in.Accuracy(trajectory.Raw, theta)
 	if err != nil || raw != loop(false) {
 		t.Errorf("raw %v (%v), loop %v", raw, err, loop(false))
 	}
 	snap := slices.Concat(theta, mu, s)
-	norm, err := Env{}.Evaluate(in, snap, map[string]string{"layout": LayoutNormalized}, nil)
+	norm, err := Env{}.Evaluate(in, snap, trajectory.Header{Layout: trajectory.Normalized}, nil)
 	if err != nil || norm[0] != loop(true) {
 		t.Errorf("normalized %v (%v), loop %v", norm, err, loop(true))
 	}
 	ident := slices.Concat(theta, make([]float64, Pixels), slices.Repeat([]float64{1}, Pixels))
-	if got, _ := in.Accuracy(LayoutNormalized, ident); got != raw {
+	if got, _ := in.Accuracy(trajectory.Normalized, ident); got != raw {
 		t.Errorf("μ = 0, s = 1: %v, raw %v", got, raw)
 	}
 }
@@ -144,29 +139,22 @@ func TestEvaluateErrors(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		layout string
+		layout trajectory.Layout
 		snap   []float64
 		want   error
 	}{
 		{"no layout", "", theta, ErrLayout},
 		{"unknown layout", "standardized", theta, ErrLayout},
-		{"raw too long", LayoutRaw, append(slices.Clone(theta), 0), ErrSnapshot},
-		{"normalized without stats", LayoutNormalized, theta, ErrSnapshot},
-		{"zero std", LayoutNormalized, norm(func(mu, s []float64) { s[5] = 0 }), ErrSnapshot},
-		{"negative std", LayoutNormalized, norm(func(mu, s []float64) { s[0] = -1 }), ErrSnapshot},
-		{"NaN std", LayoutNormalized, norm(func(mu, s []float64) { s[783] = math.NaN() }), ErrSnapshot},
-		{"Inf mean", LayoutNormalized, norm(func(mu, s []float64) { mu[1] = math.Inf(-1) }), ErrSnapshot},
+		{"raw too long", trajectory.Raw, append(slices.Clone(theta), 0), ErrSnapshot},
+		{"normalized without stats", trajectory.Normalized, theta, ErrSnapshot},
+		{"zero std", trajectory.Normalized, norm(func(mu, s []float64) { s[5] = 0 }), ErrSnapshot},
+		{"negative std", trajectory.Normalized, norm(func(mu, s []float64) { s[0] = -1 }), ErrSnapshot},
+		{"NaN std", trajectory.Normalized, norm(func(mu, s []float64) { s[783] = math.NaN() }), ErrSnapshot},
+		{"Inf mean", trajectory.Normalized, norm(func(mu, s []float64) { mu[1] = math.Inf(-1) }), ErrSnapshot},
 	} {
-		meta := map[string]string{}
-		if tc.layout != "" {
-			meta["layout"] = tc.layout
-		}
-		if _, err := (Env{}).Evaluate(in, tc.snap, meta, nil); !errors.Is(err, tc.want) {
+		if _, err := (Env{}).Evaluate(in, tc.snap, trajectory.Header{Layout: tc.layout}, nil); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
-	}
-	if _, err := (Env{}).Evaluate("not an instance", theta, map[string]string{"layout": LayoutRaw}, nil); err == nil {
-		t.Error("wrong instance type accepted")
 	}
 	if m := (Env{}).Metrics(); !slices.Equal(m, []string{"accuracy"}) {
 		t.Errorf("metrics %v", m)
@@ -195,7 +183,7 @@ func TestRealMNIST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := v.(*Instance)
+	in := v
 	if in.NTrain() != 60000 || in.NTest() != 10000 || in.Digests != RecordedDigests() {
 		t.Fatalf("%d/%d images, digests %v", in.NTrain(), in.NTest(), in.Digests)
 	}
@@ -210,7 +198,7 @@ func TestRealMNIST(t *testing.T) {
 		return
 	}
 	theta := lenet.NewParams(rand.New(rand.NewPCG(5488, 0)))
-	acc, err := Env{}.Evaluate(in, theta, map[string]string{"layout": LayoutRaw}, nil)
+	acc, err := Env{}.Evaluate(in, theta, trajectory.Header{Layout: trajectory.Raw}, nil)
 	if err != nil || acc[0] < 0.02 || acc[0] > 0.3 {
 		t.Errorf("default-init accuracy %v (%v), want chance level", acc, err)
 	}
@@ -236,7 +224,7 @@ func TestTestLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := inst.(*Instance)
+	in := inst
 	if in.NTest() != 1000 || in.NTrain() != 60000 || in.TestLabels[0] != 7 {
 		t.Fatalf("truncated instance: %d test, %d train, first label %d", in.NTest(), in.NTrain(), in.TestLabels[0])
 	}

@@ -32,7 +32,7 @@ var (
 	// package does not read.
 	ErrVersion = errors.New("mnist: unsupported instance encoding version")
 	// ErrLayout is returned by Evaluate and Accuracy for a snapshot layout
-	// other than LayoutRaw and LayoutNormalized.
+	// other than trajectory.Raw and trajectory.Normalized.
 	ErrLayout = errors.New("mnist: unknown snapshot layout")
 	// ErrSnapshot is returned by Evaluate and Accuracy when a snapshot's
 	// length does not match its layout, or its normalizer has a non-finite

@@ -2,7 +2,7 @@
 // paper's horizon sweep (spec §4.1, experiment 3), simulated by the real
 // MuJoCo library (Debian's libmujoco 2.2.2) through cgo, as episodic
 // environments for algos/arsv1 and algos/exact (Instance) and as the
-// stages' algos.Env + algos.Generator (Env).
+// stages' environment (Env).
 //
 // # Building
 //

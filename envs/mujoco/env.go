@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"zorepro/algos"
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 // Bounds and defaults of an instance.
@@ -194,15 +194,13 @@ func (in *Instance) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-// Env is the MuJoCo problem family as the stages see it (an algos.Env and
-// algos.Generator, and a task.Native).
+// Env is the MuJoCo problem family as the stages see it: it generates,
+// loads and evaluates instances (the algos.Env and algos.Generator
+// interfaces, checked where the stages bind it), and names the native
+// library it links (task.Native).
 type Env struct{}
 
-var (
-	_ algos.Env       = Env{}
-	_ algos.Generator = Env{}
-	_ task.Native     = Env{}
-)
+var _ task.Native = Env{}
 
 // PlanGenerate reads the generation parameters and returns the generator:
 //   - name: swimmer | halfcheetah (required);
@@ -225,7 +223,7 @@ func (Env) PlanGenerate(p *task.Params) func(src stream.Source) ([]byte, error) 
 }
 
 // Load decodes an instance (Instance.UnmarshalBinary).
-func (Env) Load(data []byte) (any, error) {
+func (Env) Load(data []byte) (*Instance, error) {
 	in := new(Instance)
 	if err := in.UnmarshalBinary(data); err != nil {
 		return nil, err
@@ -233,17 +231,13 @@ func (Env) Load(data []byte) (any, error) {
 	return in, nil
 }
 
-// Metrics implements algos.Env: MetricReturn.
+// Metrics names Evaluate's value: MetricReturn.
 func (Env) Metrics() []string { return []string{MetricReturn} }
 
 // Evaluate returns the mean return of the instance's evaluation episodes
-// of the snapshot W (p×n row-major; meta is not used), with every
+// of the snapshot W (p×n row-major; the header is not used), with every
 // episode's reset drawn from its own sub-stream of rng (EvalReturn).
-func (Env) Evaluate(inst any, snap []float64, _ map[string]string, rng *rand.Rand) ([]float64, error) {
-	in, ok := inst.(*Instance)
-	if !ok {
-		return nil, fmt.Errorf("mujoco: instance is %T", inst)
-	}
+func (Env) Evaluate(in *Instance, snap []float64, _ trajectory.Header, rng *rand.Rand) ([]float64, error) {
 	if p, n := in.ActDim(), in.ObsDim(); len(snap) != p*n {
 		return nil, fmt.Errorf("%w: %s: %d values, want W of %d×%d", ErrSnapshot, in.Name, len(snap), p, n)
 	}
@@ -254,14 +248,14 @@ func (Env) Evaluate(inst any, snap []float64, _ map[string]string, rng *rand.Ran
 	return []float64{r}, nil
 }
 
-// NativeVersions implements task.Native: "mujoco <version>" of the linked
-// library (e.g. "mujoco 2.2.2"), or "mujoco unavailable" in a build
-// without the mujoco tag.
 // SamplesPerSecond implements task.RateHint: environment steps per second
 // on one core of the 2-core development machine (BenchmarkEnvSteps, about
 // 26k for HalfCheetah and 33k for Swimmer), for dry-run estimates.
 func (Env) SamplesPerSecond() float64 { return 28000 }
 
+// NativeVersions implements task.Native: "mujoco <version>" of the linked
+// library (e.g. "mujoco 2.2.2"), or "mujoco unavailable" in a build
+// without the mujoco tag.
 func (Env) NativeVersions() []string {
 	_, s, err := Version()
 	if err != nil {

@@ -24,6 +24,7 @@ import (
 	"zorepro/algos/exact"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/rollouts_$GOARCH.golden")
@@ -746,7 +747,7 @@ func TestInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := inst.(*Instance)
+	in := inst
 	spec, _ := Lookup(HalfCheetah)
 	if in.Name != HalfCheetah || in.H != 7 || in.Horizon() != 7 || in.Episodes != DefaultEpisodes || in.ObsDim() != 17 || in.ActDim() != 6 ||
 		in.ModelSHA256 != spec.SHA256() || in.MuJoCo != WantVersion || in.Model() != open(t, HalfCheetah) {
@@ -760,7 +761,7 @@ func TestInstance(t *testing.T) {
 		t.Fatal("NewInstance encodes differently")
 	}
 	e := gen(map[string]any{"name": Swimmer, "horizon": 1000, "episodes": 3}, 1)
-	if inst, err := (Env{}).Load(e); err != nil || inst.(*Instance).Episodes != 3 || inst.(*Instance).H != 1000 {
+	if inst, err := (Env{}).Load(e); err != nil || inst.Episodes != 3 || inst.H != 1000 {
 		t.Fatalf("explicit episodes: %+v, %v", inst, err)
 	}
 
@@ -789,7 +790,7 @@ func TestEvaluate(t *testing.T) {
 		t.Fatal(err)
 	}
 	W := randW(in.Model(), 0.3, 4)
-	got, err := Env{}.Evaluate(in, W, nil, rand.New(rand.NewPCG(41, 42)))
+	got, err := Env{}.Evaluate(in, W, trajectory.Header{}, rand.New(rand.NewPCG(41, 42)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -809,11 +810,11 @@ func TestEvaluate(t *testing.T) {
 	if want := sum / 9; len(got) != 1 || got[0] != want {
 		t.Fatalf("Evaluate = %v, want [%v]", got, want)
 	}
-	again, _ := Env{}.Evaluate(in, W, nil, rand.New(rand.NewPCG(41, 42)))
+	again, _ := Env{}.Evaluate(in, W, trajectory.Header{}, rand.New(rand.NewPCG(41, 42)))
 	if !slices.Equal(again, got) {
 		t.Fatal("Evaluate is not repeatable")
 	}
-	if _, err := (Env{}).Evaluate(in, W[:5], nil, rng); !errors.Is(err, ErrSnapshot) {
+	if _, err := (Env{}).Evaluate(in, W[:5], trajectory.Header{}, rng); !errors.Is(err, ErrSnapshot) {
 		t.Fatalf("short snapshot: err = %v", err)
 	}
 }

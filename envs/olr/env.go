@@ -7,6 +7,7 @@ import (
 	"zorepro/envs/linreg"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 // Env is online linear regression as the stages see it. Its learners
@@ -36,7 +37,7 @@ func (Env) PlanGenerate(p *task.Params) func(src stream.Source) ([]byte, error) 
 }
 
 // Load decodes an instance.
-func (Env) Load(data []byte) (any, error) {
+func (Env) Load(data []byte) (*Instance, error) {
 	in := new(Instance)
 	if err := in.UnmarshalBinary(data); err != nil {
 		return nil, err
@@ -44,11 +45,11 @@ func (Env) Load(data []byte) (any, error) {
 	return in, nil
 }
 
-// Metrics implements algos.Env.
+// Metrics names Evaluate's values.
 func (Env) Metrics() []string { return append([]string(nil), metrics...) }
 
 // Evaluate returns the snapshot's metrics.
-func (Env) Evaluate(inst any, snap []float64, meta map[string]string, rng *rand.Rand) ([]float64, error) {
+func (Env) Evaluate(_ *Instance, snap []float64, _ trajectory.Header, _ *rand.Rand) ([]float64, error) {
 	if len(snap) != len(metrics) {
 		return nil, fmt.Errorf("olr: snapshot has %d values, want %d (%v)", len(snap), len(metrics), metrics)
 	}

@@ -11,11 +11,14 @@ import (
 
 	"zorepro/algos"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 // Kind is the evaluate stage kind.
 type Kind struct {
-	Envs map[string]algos.Env
+	// Envs are the environments by the name dag.yaml's "env" parameter
+	// uses.
+	Envs map[string]algos.Evaluator
 }
 
 // Name implements task.Kind.
@@ -39,9 +42,9 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	return &runner{env: env}
 }
 
-type runner struct{ env algos.Env }
+type runner struct{ env algos.Evaluator }
 
-func (r *runner) Components() []any { return []any{r.env} }
+func (r *runner) Components() []any { return []any{r.env.Component()} }
 
 func (r *runner) Run(ctx context.Context, env task.Env) error {
 	data, err := env.Inputs("data")[0].Read("data")
@@ -56,7 +59,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 	if err != nil {
 		return err
 	}
-	var traj algos.Trajectory
+	var traj trajectory.Trajectory
 	if err := traj.UnmarshalBinary(raw); err != nil {
 		return fmt.Errorf("trajectory of %s: %w", env.Inputs("trained")[0].Task(), err)
 	}
@@ -65,7 +68,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 	src := env.Streams()
 	err = env.Parallel(ctx, len(traj.Points), func(i int) error {
 		pt := traj.Points[i]
-		v, err := r.env.Evaluate(inst, pt.Params, traj.Meta, src.Rand("eval", uint64(pt.Iteration)))
+		v, err := inst.Evaluate(pt.Params, traj.Header, src.Rand("eval", uint64(pt.Iteration)))
 		if err != nil {
 			return fmt.Errorf("iteration %d: %w", pt.Iteration, err)
 		}
@@ -81,7 +84,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 	var b bytes.Buffer
 	b.WriteString("iteration,samples," + strings.Join(names, ",") + "\n")
 	for i, pt := range traj.Points {
-		it := task.Iter{Iteration: pt.Iteration, Samples: pt.Samples, Digest: algos.Digest(pt.Params)}
+		it := task.Iter{Iteration: pt.Iteration, Samples: pt.Samples, Digest: trajectory.Digest(pt.Params)}
 		fields := []string{strconv.FormatInt(pt.Iteration, 10), strconv.FormatInt(pt.Samples, 10)}
 		for j, n := range names {
 			it.Metrics = append(it.Metrics, task.Metric{Name: n, Value: vals[i][j]})

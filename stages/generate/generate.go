@@ -2,8 +2,8 @@ package generate
 
 import (
 	"context"
+	"maps"
 	"slices"
-	"sort"
 
 	"zorepro/algos"
 	"zorepro/pipeline/stream"
@@ -12,7 +12,9 @@ import (
 
 // Kind is the generate stage kind.
 type Kind struct {
-	Envs map[string]algos.Env
+	// Generators are the environments whose instances are generated, by
+	// the name dag.yaml's "env" parameter uses.
+	Generators map[string]algos.Generator
 }
 
 // Name implements task.Kind.
@@ -26,24 +28,16 @@ func (k *Kind) Slots() []task.Slot { return nil }
 
 // Plan implements task.Kind.
 func (k *Kind) Plan(p *task.Params) task.Runner {
-	var names []string
-	for n, e := range k.Envs {
-		if _, ok := e.(algos.Generator); ok {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	name := p.String("env", task.Required(), task.OneOf(names...))
-	if !slices.Contains(names, name) {
+	name := p.String("env", task.Required(), task.OneOf(slices.Sorted(maps.Keys(k.Generators))...))
+	env, ok := k.Generators[name]
+	if !ok {
 		return nil
 	}
-	env := k.Envs[name]
-	gen := env.(algos.Generator).PlanGenerate(p)
-	return &runner{env: env, gen: gen}
+	return &runner{env: env, gen: env.PlanGenerate(p)}
 }
 
 type runner struct {
-	env algos.Env
+	env algos.Generator
 	gen func(src stream.Source) ([]byte, error)
 }
 

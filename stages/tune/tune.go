@@ -20,8 +20,7 @@ import (
 
 // Kind is the tune stage kind.
 type Kind struct {
-	Envs    map[string]algos.Env
-	Methods map[string]algos.Factory
+	Trainers algos.Trainers
 }
 
 // Name implements task.Kind.
@@ -40,31 +39,19 @@ const ScoreSamples = "samples"
 
 var own = []string{"env", "method", "algo", "budget", "strict_budget", "seeds", "grid", "score", "select", "reference", "budget_per"}
 
+// point is one feasible grid point: its configuration and the choice it
+// makes (the JSON of its hyperparameters, as chosen.json records it).
 type point struct {
-	vals map[string]any // hyperparameter → raw value
-	cfg  algos.Config
+	setup  algos.Setup
+	choice json.RawMessage
+	vals   map[string]any // the choice decoded, for tables and logs
 }
 
 // Plan implements task.Kind.
 func (k *Kind) Plan(p *task.Params) task.Runner {
 	r := &runner{}
-	envName := p.String("env", task.Required(), task.OneOf(slices.Sorted(maps.Keys(k.Envs))...))
-	// The method coordinate names a curve; "algo" names the algorithm when
-	// they differ (e.g. method sgd_b64 with algo sgd and batch 64).
-	curve := p.String("method", task.Required())
-	methName := p.String("algo", task.Default(curve), task.OneOf(slices.Sorted(maps.Keys(k.Methods))...))
-	r.budget = algos.Budget{Samples: p.Int("budget", task.Required(), task.Above(0)), Strict: p.Bool("strict_budget", task.Default(true))}
-	// budget_per names a coordinate the budget is multiplied by (MuJoCo:
-	// 1e4 environment steps per unit of horizon, spec §4.3).
-	if per := p.String("budget_per", task.Default("")); per != "" {
-		if v, ok := p.Peek(per); !ok {
-			p.Errorf("budget_per", "%q is not a parameter or coordinate of this task", per)
-		} else if n, err := strconv.ParseInt(fmt.Sprint(v), 10, 64); err != nil || n < 1 {
-			p.Errorf("budget_per", "coordinate %s = %v is not a positive integer", per, v)
-		} else {
-			r.budget.Samples *= n
-		}
-	}
+	tr, ok := k.Trainers.Decode(p)
+	r.budget = algos.DecodeBudget(p, algos.Budget{Strict: true}, true)
 	r.seeds = p.Ints("seeds", task.Required(), task.NonEmpty(), task.Min(0))
 	r.sel = p.String("select", task.Default("min"), task.OneOf("min", "max"))
 	grid, haveGrid := p.Sub("grid", task.Required())
@@ -72,13 +59,11 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	if p.Has("reference") {
 		ref, _ = p.Sub("reference")
 	}
-	env, ok1 := k.Envs[envName]
-	meth, ok2 := k.Methods[methName]
-	if !ok1 || !ok2 || !haveGrid {
+	if !ok || !haveGrid {
 		return nil
 	}
-	r.env, r.meth = env, meth
-	metrics := env.Metrics()
+	r.trainer = tr
+	metrics := tr.Metrics()
 	// "samples" scores a trial by the samples it used (e.g. LQR's steps to
 	// stationarity, §5.4) instead of by an evaluation metric.
 	r.score = p.String("score", task.Default(metrics[0]), task.OneOf(append(slices.Clone(metrics), ScoreSamples)...))
@@ -91,7 +76,8 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 		}
 	}
 	// The grid's axes, in the method's loop order.
-	for _, h := range meth.Hyper() {
+	var values [][]any
+	for _, h := range tr.Hyper() {
 		v, ok := grid.Raw(h)
 		if !ok {
 			continue
@@ -102,11 +88,11 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 			continue
 		}
 		r.axes = append(r.axes, h)
-		r.values = append(r.values, l)
+		values = append(values, l)
 	}
 	if ref != nil {
 		r.reference = map[string]any{}
-		for _, h := range meth.Hyper() {
+		for _, h := range tr.Hyper() {
 			if v, ok := ref.Raw(h); ok {
 				r.reference[h] = v
 			}
@@ -115,28 +101,33 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	// Problems at grid points, grouped by message: "<field>: <msg>" → points.
 	var msgs []string
 	where := map[string][]string{}
-	for _, combo := range product(r.values) {
+	for _, combo := range product(values) {
 		vals := maps.Clone(base)
-		pt := point{vals: map[string]any{}}
+		at := map[string]any{}
 		for i, h := range r.axes {
 			vals[h] = combo[i]
-			pt.vals[h] = combo[i]
+			at[h] = combo[i]
 		}
 		cp := task.NewParams(p.File(), p.Stage(), vals)
-		pt.cfg = meth.Configure(cp)
+		setup := tr.Decode(cp)
 		if err := cp.Err(); err != nil {
-			if pt.cfg != nil && !pt.cfg.Feasible() {
+			if setup.Validate() != nil {
 				continue
 			}
 			for _, m := range problems(err) {
 				if where[m] == nil {
 					msgs = append(msgs, m)
 				}
-				where[m] = append(where[m], describe(r.axes, pt.vals))
+				where[m] = append(where[m], describe(r.axes, at))
 			}
 			continue
 		}
-		if !pt.cfg.Feasible() {
+		if setup.Validate() != nil {
+			continue
+		}
+		pt, err := newPoint(setup, r.axes)
+		if err != nil {
+			p.Errorf("grid", "at %s: %v", describe(r.axes, at), err)
 			continue
 		}
 		r.points = append(r.points, pt)
@@ -153,6 +144,20 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 		p.Errorf("grid", "has no feasible point")
 	}
 	return r
+}
+
+// newPoint records a grid point's choice: the typed configuration's
+// hyperparameters on the grid's axes.
+func newPoint(setup algos.Setup, axes []string) (point, error) {
+	choice, err := setup.Choice(axes)
+	if err != nil {
+		return point{}, err
+	}
+	var vals map[string]any
+	if err := json.Unmarshal(choice, &vals); err != nil {
+		return point{}, err
+	}
+	return point{setup: setup, choice: choice, vals: vals}, nil
 }
 
 // problems flattens a joined parameter error into "field: message" texts.
@@ -206,20 +211,18 @@ func describe(axes []string, vals map[string]any) string {
 }
 
 type runner struct {
-	env       algos.Env
-	meth      algos.Factory
+	trainer   algos.Trainer
 	budget    algos.Budget
 	seeds     []int64
 	sel       string
 	score     string
 	scoreIdx  int
 	axes      []string
-	values    [][]any
 	points    []point
 	reference map[string]any
 }
 
-func (r *runner) Components() []any { return []any{r.env, r.meth} }
+func (r *runner) Components() []any { return r.trainer.Components() }
 
 // Cost implements task.Costed: every trial's budget.
 func (r *runner) Cost() int64 { return int64(len(r.points)*len(r.seeds)) * r.budget.Samples }
@@ -233,10 +236,10 @@ func (nop) Checkpoint([]byte) error       { return nil }
 func (nop) Resume() ([]byte, bool, error) { return nil, false, nil }
 
 func (r *runner) Run(ctx context.Context, env task.Env) error {
-	insts := make([]any, len(r.seeds))
+	insts := make([]algos.Instance, len(r.seeds))
 	// Data without a seed coordinate (e.g. MNIST) serves every seed; it is
 	// loaded once.
-	var shared any
+	var shared algos.Instance
 	for i, s := range r.seeds {
 		want := strconv.FormatInt(s, 10)
 		for _, in := range env.Inputs("data") {
@@ -247,7 +250,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 					if err != nil {
 						return err
 					}
-					if shared, err = r.env.Load(data); err != nil {
+					if shared, err = r.trainer.Load(data); err != nil {
 						return fmt.Errorf("%s: %w", in.Task(), err)
 					}
 				}
@@ -259,7 +262,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 				if err != nil {
 					return err
 				}
-				if insts[i], err = r.env.Load(data); err != nil {
+				if insts[i], err = r.trainer.Load(data); err != nil {
 					return fmt.Errorf("%s: %w", in.Task(), err)
 				}
 			}
@@ -297,7 +300,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 		pi, si := i/len(r.seeds), i%len(r.seeds)
 		pt, seed := r.points[pi], r.seeds[si]
 		tsrc := src.Sub("seed="+strconv.FormatInt(seed, 10), uint64(seed))
-		m, err := r.meth.New(pt.cfg, insts[si], tsrc)
+		m, err := pt.setup.New(insts[si], tsrc)
 		if err != nil {
 			return err
 		}
@@ -308,7 +311,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 		last := traj.Points[len(traj.Points)-1]
 		score := float64(last.Samples)
 		if r.scoreIdx >= 0 {
-			vals, err := r.env.Evaluate(insts[si], last.Params, pt.cfg.Meta(), tsrc.Rand("eval", uint64(last.Iteration)))
+			vals, err := insts[si].Evaluate(last.Params, pt.setup.Header(), tsrc.Rand("eval", uint64(last.Iteration)))
 			if err != nil {
 				return err
 			}
@@ -416,7 +419,7 @@ func (r *runner) publish(env task.Env, scores []float64) error {
 		return err
 	}
 	chosen := map[string]any{
-		"params": r.points[best].vals, "point": best, "score_name": r.score, "select": r.sel,
+		"params": r.points[best].choice, "point": best, "score_name": r.score, "select": r.sel,
 		"score": jsonFloat(means[best]), "seeds": r.seeds,
 	}
 	if r.reference != nil {

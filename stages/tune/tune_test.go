@@ -20,6 +20,7 @@ import (
 	"zorepro/pipeline/store"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 	"zorepro/stages/generate"
 	"zorepro/stages/tune"
 )
@@ -31,9 +32,9 @@ type table struct{}
 func (table) PlanGenerate(p *task.Params) func(src stream.Source) ([]byte, error) {
 	return func(src stream.Source) ([]byte, error) { return []byte(fmt.Sprint(src.Root())), nil }
 }
-func (table) Load(data []byte) (any, error) { return string(data), nil }
-func (table) Metrics() []string             { return []string{"loss", "other"} }
-func (table) Evaluate(inst any, snap []float64, meta map[string]string, rng *rand.Rand) ([]float64, error) {
+func (table) Load(data []byte) (string, error) { return string(data), nil }
+func (table) Metrics() []string                { return []string{"loss", "other"} }
+func (table) Evaluate(inst string, snap []float64, h trajectory.Header, rng *rand.Rand) ([]float64, error) {
 	return []float64{snap[0], -snap[0]}, nil
 }
 
@@ -48,20 +49,24 @@ var scores = map[float64]map[int64]float64{
 type lookup struct{}
 
 type cfg struct {
-	a float64
-	b int64
+	A float64 `json:"a"`
+	B int64   `json:"b"`
 }
 
-func (c cfg) Feasible() bool          { return c.b <= 2 }
-func (c cfg) Meta() map[string]string { return nil }
-func (lookup) Hyper() []string        { return []string{"a", "b"} }
-func (lookup) Configure(p *task.Params) algos.Config {
-	return cfg{a: p.Float("a", task.Required()), b: p.Int("b", task.Required())}
+func (c cfg) Validate() error {
+	if c.B > 2 {
+		return fmt.Errorf("b = %d > 2", c.B)
+	}
+	return nil
 }
-func (lookup) New(c algos.Config, inst any, src stream.Source) (algos.Method, error) {
-	cc := c.(cfg)
-	s := scores[cc.a][cc.b]
-	if inst.(string) == "2" {
+func (c cfg) Header() trajectory.Header { return trajectory.Header{} }
+func (lookup) Hyper() []string          { return []string{"a", "b"} }
+func (lookup) Decode(p *task.Params) cfg {
+	return cfg{A: p.Float("a", task.Required()), B: p.Int("b", task.Required())}
+}
+func (lookup) New(c cfg, inst string, src stream.Source) (algos.Method, error) {
+	s := scores[c.A][c.B]
+	if inst == "2" {
 		s++
 	}
 	return &once{v: []float64{s}}, nil
@@ -107,10 +112,9 @@ func run(t *testing.T, sel string) map[string]string {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "dag.yaml")
 	os.WriteFile(path, []byte(strings.Replace(dagText, "SELECT", sel, 1)), 0o644)
-	envs := map[string]algos.Env{"table": table{}}
 	kinds := map[string]task.Kind{
-		"generate": &generate.Kind{Envs: envs},
-		"tune":     &tune.Kind{Envs: envs, Methods: map[string]algos.Factory{"lookup": lookup{}}},
+		"generate": &generate.Kind{Generators: map[string]algos.Generator{"table": table{}}},
+		"tune":     &tune.Kind{Trainers: algos.Trainers{"table": {"lookup": algos.Bind[string, cfg](table{}, lookup{})}}},
 	}
 	plan, err := dag.Load(path, "", kinds)
 	if err != nil {

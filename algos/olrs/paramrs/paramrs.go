@@ -1,7 +1,6 @@
 package paramrs
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -56,21 +55,18 @@ func (r *Rule) Round(theta, s []float64, a float64, rng *rand.Rand) float64 {
 // Factory makes Algorithm 1 available to the stages.
 type Factory struct{}
 
-// Hyper implements algos.Factory: nothing is tuned, the theorem fixes α, δ.
+var _ algos.Algorithm[olrs.Config, *olr.Instance] = Factory{}
+
+// Hyper implements algos.Algorithm: nothing is tuned, the theorem fixes α, δ.
 func (Factory) Hyper() []string { return nil }
 
-// Configure reads t (the horizon T) and chunk (rounds per iteration).
-func (Factory) Configure(p *task.Params) algos.Config {
+// Decode reads t (the horizon T) and chunk (rounds per iteration).
+func (Factory) Decode(p *task.Params) olrs.Config {
 	return olrs.Config{Method: "paramrs", T: p.Int("t", task.Required(), task.Min(1)), Chunk: int(p.Int("chunk", task.Default(int64(1000)), task.Min(1)))}
 }
 
-// New implements algos.Factory.
-func (Factory) New(cfg algos.Config, instance any, src stream.Source) (algos.Method, error) {
-	c, ok := cfg.(olrs.Config)
-	in, ok2 := instance.(*olr.Instance)
-	if !ok || !ok2 {
-		return nil, fmt.Errorf("paramrs: config %T on %T", cfg, instance)
-	}
+// New implements algos.Algorithm.
+func (Factory) New(c olrs.Config, in *olr.Instance, src stream.Source) (algos.Method, error) {
 	alpha, delta := Schedule(in, c.T)
 	return olrs.New(in, &Rule{Alpha: alpha, Delta: delta}, c.T, c.Chunk, src), nil
 }
