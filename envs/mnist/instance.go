@@ -42,6 +42,13 @@ func (in *Instance) NTrain() int { return len(in.TrainLabels) }
 // NTest returns the number of test images.
 func (in *Instance) NTest() int { return len(in.TestLabels) }
 
+// Dim returns the number of parameters of the network (lenet.NumParams).
+func (in *Instance) Dim() int { return lenet.NumParams }
+
+// InitialWeights draws the network's initial parameters (lenet.NewParams:
+// PyTorch v0.3's default initialization) from rng.
+func (in *Instance) InitialWeights(rng *rand.Rand) []float64 { return lenet.NewParams(rng) }
+
 // ReadDir reads the four idx files from dir, checks their SHA-256 digests
 // against want (RecordedDigests() for the real MNIST) and decodes them. It
 // reports every missing file (ErrMissing, with how to fetch it) and every
