@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
+
+	"zorepro/pipeline/task"
 )
 
 // AggregateOptions configures AggregateWith.
@@ -144,10 +145,10 @@ func checkSeries(s Series) string {
 	}
 	for i, x := range s.X {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Sprintf("x[%d] = %s is not finite", i, fmtFloat(x))
+			return fmt.Sprintf("x[%d] = %s is not finite", i, task.FormatFloat(x))
 		}
 		if i > 0 && !(x > s.X[i-1]) {
-			return fmt.Sprintf("x is not strictly increasing at x[%d] = %s", i, fmtFloat(x))
+			return fmt.Sprintf("x is not strictly increasing at x[%d] = %s", i, task.FormatFloat(x))
 		}
 	}
 	return ""
@@ -160,7 +161,7 @@ func gridDiff(first, s Series) string {
 	}
 	for i := range s.X {
 		if math.Float64bits(s.X[i]) != math.Float64bits(first.X[i]) {
-			return fmt.Sprintf("x[%d] = %s, seed %d's is %s", i, fmtFloat(s.X[i]), first.Seed, fmtFloat(first.X[i]))
+			return fmt.Sprintf("x[%d] = %s, seed %d's is %s", i, task.FormatFloat(s.X[i]), first.Seed, task.FormatFloat(first.X[i]))
 		}
 	}
 	return ""
@@ -216,9 +217,4 @@ func reduce(panel, curve string, seeds []Series, opts AggregateOptions) Curve {
 		c.Mean[i], c.Lo[i], c.Hi[i] = mean, bl, bh
 	}
 	return c
-}
-
-// fmtFloat formats x the way every file of the project does.
-func fmtFloat(x float64) string {
-	return strconv.FormatFloat(x, 'g', -1, 64)
 }

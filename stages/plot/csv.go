@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"fmt"
 	"strconv"
+
+	"zorepro/pipeline/task"
 )
 
 // CurvesCSV returns the plotted numbers: one row per curve and grid point,
@@ -27,8 +29,8 @@ func CurvesCSV(curves []Curve) []byte {
 		}
 		n := strconv.Itoa(c.N)
 		for i := range c.X {
-			w.Write([]string{c.Panel, c.Curve, fmtFloat(c.X[i]), fmtFloat(c.Mean[i]),
-				fmtFloat(c.Lo[i]), fmtFloat(c.Hi[i]), n})
+			w.Write([]string{c.Panel, c.Curve, task.FormatFloat(c.X[i]), task.FormatFloat(c.Mean[i]),
+				task.FormatFloat(c.Lo[i]), task.FormatFloat(c.Hi[i]), n})
 		}
 	}
 	w.Flush() // writes to a bytes.Buffer cannot fail
@@ -55,7 +57,7 @@ func SeedsCSV(series []Series) []byte {
 		}
 		seed := strconv.FormatUint(s.Seed, 10)
 		for i := range s.X {
-			w.Write([]string{s.Panel, s.Curve, seed, fmtFloat(s.X[i]), fmtFloat(s.Y[i])})
+			w.Write([]string{s.Panel, s.Curve, seed, task.FormatFloat(s.X[i]), task.FormatFloat(s.Y[i])})
 		}
 	}
 	w.Flush()

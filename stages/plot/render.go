@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"zorepro/pipeline/task"
+
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -217,13 +219,13 @@ func newFigure(spec Spec, curves []Curve) (*figure, error) {
 			}
 		}
 		if !(in.XMin < in.XMax) || !finite(in.XMin) || !finite(in.XMax) {
-			bad("inset: x limits [%s, %s] are not finite and increasing", fmtFloat(in.XMin), fmtFloat(in.XMax))
+			bad("inset: x limits [%s, %s] are not finite and increasing", task.FormatFloat(in.XMin), task.FormatFloat(in.XMax))
 		}
 		if !(in.YMin < in.YMax) || !finite(in.YMin) || !finite(in.YMax) {
-			bad("inset: y limits [%s, %s] are not finite and increasing", fmtFloat(in.YMin), fmtFloat(in.YMax))
+			bad("inset: y limits [%s, %s] are not finite and increasing", task.FormatFloat(in.YMin), task.FormatFloat(in.YMax))
 		}
 		if !(in.Width >= 0 && in.Width <= 1) || !(in.Height >= 0 && in.Height <= 1) {
-			bad("inset: size fractions %s x %s not in (0, 1] (0 means the default)", fmtFloat(in.Width), fmtFloat(in.Height))
+			bad("inset: size fractions %s x %s not in (0, 1] (0 means the default)", task.FormatFloat(in.Width), task.FormatFloat(in.Height))
 		}
 		for i := range f.panels {
 			p := f.panels[i].spec
@@ -272,14 +274,14 @@ func newFigure(spec Spec, curves []Curve) (*figure, error) {
 func checkLimits(bad func(string, ...any), key, axis string, log bool, lo, hi *float64) {
 	for _, l := range []*float64{lo, hi} {
 		if l != nil && !finite(*l) {
-			bad("panel %q: %s limit %s is not finite", key, axis, fmtFloat(*l))
+			bad("panel %q: %s limit %s is not finite", key, axis, task.FormatFloat(*l))
 		}
 	}
 	if lo != nil && hi != nil && !(*lo < *hi) && !(log && *lo <= 0) {
-		bad("panel %q: %s limits [%s, %s] are not increasing", key, axis, fmtFloat(*lo), fmtFloat(*hi))
+		bad("panel %q: %s limits [%s, %s] are not increasing", key, axis, task.FormatFloat(*lo), task.FormatFloat(*hi))
 	}
 	if log && hi != nil && *hi <= 0 {
-		bad("panel %q: log %s axis with non-positive max %s", key, axis, fmtFloat(*hi))
+		bad("panel %q: log %s axis with non-positive max %s", key, axis, task.FormatFloat(*hi))
 	}
 }
 

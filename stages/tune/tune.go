@@ -227,14 +227,6 @@ func (r *runner) Components() []any { return r.trainer.Components() }
 // Cost implements task.Costed: every trial's budget.
 func (r *runner) Cost() int64 { return int64(len(r.points)*len(r.seeds)) * r.budget.Samples }
 
-// nop records nothing: trials are summarised by notes.
-type nop struct{}
-
-func (nop) Iteration(task.Iter)           {}
-func (nop) CheckpointDue(int64) bool      { return false }
-func (nop) Checkpoint([]byte) error       { return nil }
-func (nop) Resume() ([]byte, bool, error) { return nil, false, nil }
-
 func (r *runner) Run(ctx context.Context, env task.Env) error {
 	insts := make([]algos.Instance, len(r.seeds))
 	// Data without a seed coordinate (e.g. MNIST) serves every seed; it is
@@ -304,7 +296,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 		if err != nil {
 			return err
 		}
-		traj, err := algos.Run(ctx, m, r.budget, algos.Schedule{Every: math.MaxInt64}, nop{})
+		traj, err := algos.Run(ctx, m, r.budget, algos.Schedule{Every: math.MaxInt64}, nil) // trials are summarised by notes
 		if err != nil {
 			return err
 		}
