@@ -7,7 +7,6 @@ import (
 	"zorepro/algos/exact"
 	"zorepro/algos/mnistars"
 	"zorepro/algos/mnistreinforce"
-	"zorepro/algos/mnistsgd"
 	"zorepro/algos/newton"
 	"zorepro/algos/nreinforce"
 	"zorepro/algos/olrs"
@@ -46,7 +45,7 @@ func Trainers() algos.Trainers {
 			"newton":     algos.Bind[lin, newton.Config](linreg.Env{}, newton.Factory[lin]{}),
 			"nreinforce": algos.Bind[lin, nreinforce.Config](linreg.Env{}, nreinforce.Factory[lin]{}),
 			"reinforce":  algos.Bind[lin, reinforce.Config](linreg.Env{}, reinforce.Factory[lin]{}),
-			"sgd":        algos.Bind[lin, sgd.Config](linreg.Env{}, sgd.Factory[lin]{}),
+			"sgd":        algos.Bind[lin, sgd.Config](linreg.Env{}, sgd.Factory[lin, *linreg.SquaredLoss]{}),
 		},
 		"lqr": {
 			"arsv1": algos.Bind[ctl, arsv1.Config](lqr.Env{}, arsv1.Factory[ctl]{}),
@@ -55,7 +54,7 @@ func Trainers() algos.Trainers {
 		"mnist": {
 			"mnistars":       algos.Bind[img, mnistars.Config](mnist.Env{}, mnistars.Factory{}),
 			"mnistreinforce": algos.Bind[img, mnistreinforce.Config](mnist.Env{}, mnistreinforce.Factory{}),
-			"mnistsgd":       algos.Bind[img, mnistsgd.Config](mnist.Env{}, mnistsgd.Factory{}),
+			"sgd":            algos.Bind[img, sgd.Config](mnist.Env{}, sgd.Factory[img, *mnist.CrossEntropyLoss]{}),
 		},
 		"mujoco": {
 			"arsv1": algos.Bind[sim, arsv1.Config](mujoco.Env{}, arsv1.Factory[sim]{}),

@@ -20,11 +20,10 @@ var valid = map[string]map[string]any{
 	"exact":          {"alpha": 0.01, "directions": 5, "nu": 0.1},
 	"mnistars":       {"alpha": 0.02, "directions": 10, "nu": 0.03, "top": 5},
 	"mnistreinforce": {"lr": 0.001},
-	"mnistsgd":       {"lr": 0.01},
 	"newton":         {"batch": 64},
 	"nreinforce":     {"lr": 2},
 	"reinforce":      {"lr": 0.08},
-	"sgd":            {"lr": 0.1, "batch": 64},
+	"sgd":            {"lr": 0.1, "batch": 64, "momentum": 0.5},
 	"actionrs":       {"t": 100},
 	"paramrs":        {"t": 100},
 }

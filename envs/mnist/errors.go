@@ -31,6 +31,9 @@ var (
 	// ErrVersion is returned by UnmarshalBinary for an encoding version this
 	// package does not read.
 	ErrVersion = errors.New("mnist: unsupported instance encoding version")
+	// ErrNoTraining is returned when a method asks an instance without
+	// training images (or with inconsistent sizes) for training batches.
+	ErrNoTraining = errors.New("mnist: no training images")
 	// ErrLayout is returned by Evaluate and Accuracy for a snapshot layout
 	// other than trajectory.Raw and trajectory.Normalized.
 	ErrLayout = errors.New("mnist: unknown snapshot layout")

@@ -1,5 +1,5 @@
 // Package mnisttest provides test helpers for the methods that train on
-// MNIST instances (algos/mnistsgd, algos/mnistreinforce, algos/mnistars):
+// MNIST instances (algos/sgd, algos/reinforce, algos/ars):
 // small synthetic instances that a LeNet learns in a few iterations.
 package mnisttest
 
