@@ -32,12 +32,8 @@ type ESAdam struct {
 // Dim returns the number of coordinates the optimizer's moments cover.
 func (a *ESAdam) Dim() int { return len(a.m) }
 
-const (
-	adamBeta1 = 0.9
-	adamBeta2 = 0.999
-	adamEps   = 1e-8
-	adamGamma = 1 - 1e-8
-)
+// adamGamma is ES-Adam's decay of β1 per step.
+const adamGamma = 1 - 1e-8
 
 // NewESAdam returns an ESAdam over dim coordinates with m = v = 0 and t = 0.
 func NewESAdam(dim int, alpha float64) *ESAdam {
@@ -54,16 +50,16 @@ func (a *ESAdam) Step(g []float64) []float64 {
 		panic(fmt.Sprintf("algos: ESAdam.Step: len(g) = %d, want %d", len(g), len(a.m)))
 	}
 	a.t++
-	b1t := adamBeta1 * math.Pow(adamGamma, float64(a.t-1))
-	c1 := 1 - math.Pow(adamBeta1, float64(a.t))
-	c2 := 1 - math.Pow(adamBeta2, float64(a.t))
+	b1t := AdamBeta1 * math.Pow(adamGamma, float64(a.t-1))
+	c1 := 1 - math.Pow(AdamBeta1, float64(a.t))
+	c2 := 1 - math.Pow(AdamBeta2, float64(a.t))
 	step := make([]float64, len(g))
 	for i, gi := range g {
 		a.m[i] = b1t*a.m[i] + (1-b1t)*gi
-		a.v[i] = adamBeta2*a.v[i] + 0.001*(gi*gi)
+		a.v[i] = AdamBeta2*a.v[i] + 0.001*(gi*gi)
 		mhat := a.m[i] / c1
 		vhat := a.v[i] / c2
-		step[i] = a.Alpha * mhat / (math.Sqrt(vhat) + adamEps)
+		step[i] = a.Alpha * mhat / (math.Sqrt(vhat) + AdamEps)
 	}
 	return step
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"zorepro/pipeline/blob"
@@ -126,5 +127,66 @@ func TestESAdamFirstSteps(t *testing.T) {
 	}
 	if err := c.UnmarshalBinary([]byte("ZADM\x02\x00\x00\x00")); !errors.Is(err, blob.ErrVersion) {
 		t.Fatalf("version: %v", err)
+	}
+}
+
+// TestAdamStepHand: two Adam steps (lr 0.01) on θ = [1, −1, 0.5] with
+// g₁ = [2, −0.5, 0] and g₂ = [1, 1, 1]. The expected values were computed
+// from the formulas of AdamStep at 40 digits (mpmath):
+//
+//	step 1: m = 0.1·g₁, v = 0.001·g₁², a = 0.01·√0.001/0.1, so
+//	        Δθ_j = −0.01·√0.001·g_j/(√0.001·|g_j| + 1e-8) ≈ −0.01·sign(g_j)
+//	step 2: m = 0.9·m + 0.1·g₂, v = 0.999·v + 0.001·g₂², a = 0.01·√0.001999/0.19
+//
+// The third coordinate shows that a zero gradient does not move θ on the
+// first step but its moments do on the second. Textbook Adam (ε added to
+// √v̂) gives step-1 values that differ by ≈ 1.5e-7·0.01, which the
+// tolerance rejects.
+func TestAdamStepHand(t *testing.T) {
+	theta := []float64{1, -1, 0.5}
+	m, v := make([]float64, 3), make([]float64, 3)
+	check := func(step int, want []float64) {
+		t.Helper()
+		for j := range want {
+			if math.Abs(theta[j]-want[j]) > 1e-15 {
+				t.Errorf("step %d: θ[%d] = %.20g, want %.20g", step, j, theta[j], want[j])
+			}
+		}
+	}
+	AdamStep(theta, m, v, []float64{2, -0.5, 0}, 1, 0.01)
+	check(1, []float64{0.99000000158113858008, -0.99000000632455132034, 0.5})
+	if m[0] != 0.1*2 || v[1] != 0.001*0.5*0.5 {
+		t.Errorf("moments after step 1: m = %v, v = %v", m, v)
+	}
+	AdamStep(theta, m, v, []float64{1, 1, 1}, 2, 0.01)
+	check(2, []float64{0.98067820651185302802, -0.99366104055930935735, 0.4925586341174966357})
+}
+
+// TestAdamState: Adam's state round trip continues bit-exactly, and its
+// decoder refuses a trailing byte and a negative step count.
+func TestAdamState(t *testing.T) {
+	a := NewAdam(3, 0.01)
+	theta := []float64{1, -1, 0.5}
+	a.Step(theta, []float64{2, -0.5, 0})
+	state, _ := a.MarshalBinary()
+	b := NewAdam(0, 0.01)
+	if err := b.UnmarshalBinary(state); err != nil || b.Dim() != 3 {
+		t.Fatal(err)
+	}
+	x, y := slices.Clone(theta), slices.Clone(theta)
+	a.Step(x, []float64{1, 1, 1})
+	b.Step(y, []float64{1, 1, 1})
+	if !slices.Equal(x, y) {
+		t.Fatal("restored Adam diverges")
+	}
+	if err := b.UnmarshalBinary(append(state, 0)); !errors.Is(err, blob.ErrFormat) {
+		t.Fatalf("trailing byte: %v", err)
+	}
+	neg := blob.NewEncoder("ZTAD", 1)
+	neg.Int64(-1)
+	neg.Floats(nil)
+	neg.Floats(nil)
+	if err := b.UnmarshalBinary(neg.Data()); !errors.Is(err, blob.ErrFormat) {
+		t.Fatalf("negative t: %v", err)
 	}
 }

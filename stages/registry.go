@@ -6,7 +6,6 @@ import (
 	"zorepro/algos/arsv1"
 	"zorepro/algos/exact"
 	"zorepro/algos/mnistars"
-	"zorepro/algos/mnistreinforce"
 	"zorepro/algos/newton"
 	"zorepro/algos/nreinforce"
 	"zorepro/algos/olrs"
@@ -43,8 +42,8 @@ func Trainers() algos.Trainers {
 		"linreg": {
 			"ars":        algos.Bind[lin, ars.Config](linreg.Env{}, ars.Factory[lin]{}),
 			"newton":     algos.Bind[lin, newton.Config](linreg.Env{}, newton.Factory[lin]{}),
-			"nreinforce": algos.Bind[lin, nreinforce.Config](linreg.Env{}, nreinforce.Factory[lin]{}),
-			"reinforce":  algos.Bind[lin, reinforce.Config](linreg.Env{}, reinforce.Factory[lin]{}),
+			"nreinforce": algos.Bind[lin, nreinforce.Config](linreg.Env{}, nreinforce.Factory[lin, *linreg.GaussianPolicy]{}),
+			"reinforce":  algos.Bind[lin, reinforce.Config](linreg.Env{}, reinforce.Factory[lin, *linreg.GaussianPolicy]{}),
 			"sgd":        algos.Bind[lin, sgd.Config](linreg.Env{}, sgd.Factory[lin, *linreg.SquaredLoss]{}),
 		},
 		"lqr": {
@@ -52,9 +51,9 @@ func Trainers() algos.Trainers {
 			"exact": algos.Bind[ctl, exact.Config](lqr.Env{}, exact.Factory[ctl]{}),
 		},
 		"mnist": {
-			"mnistars":       algos.Bind[img, mnistars.Config](mnist.Env{}, mnistars.Factory{}),
-			"mnistreinforce": algos.Bind[img, mnistreinforce.Config](mnist.Env{}, mnistreinforce.Factory{}),
-			"sgd":            algos.Bind[img, sgd.Config](mnist.Env{}, sgd.Factory[img, *mnist.CrossEntropyLoss]{}),
+			"mnistars":  algos.Bind[img, mnistars.Config](mnist.Env{}, mnistars.Factory{}),
+			"reinforce": algos.Bind[img, reinforce.Config](mnist.Env{}, reinforce.Factory[img, *mnist.SoftmaxPolicy]{}),
+			"sgd":       algos.Bind[img, sgd.Config](mnist.Env{}, sgd.Factory[img, *mnist.CrossEntropyLoss]{}),
 		},
 		"mujoco": {
 			"arsv1": algos.Bind[sim, arsv1.Config](mujoco.Env{}, arsv1.Factory[sim]{}),

@@ -15,17 +15,16 @@ import (
 // valid holds, per algorithm name, parameters that decode into a valid
 // configuration.
 var valid = map[string]map[string]any{
-	"ars":            {"alpha": 0.02, "directions": 10, "nu": 0.03, "top": 5},
-	"arsv1":          {"alpha": 0.01, "directions": 5, "nu": 0.1},
-	"exact":          {"alpha": 0.01, "directions": 5, "nu": 0.1},
-	"mnistars":       {"alpha": 0.02, "directions": 10, "nu": 0.03, "top": 5},
-	"mnistreinforce": {"lr": 0.001},
-	"newton":         {"batch": 64},
-	"nreinforce":     {"lr": 2},
-	"reinforce":      {"lr": 0.08},
-	"sgd":            {"lr": 0.1, "batch": 64, "momentum": 0.5},
-	"actionrs":       {"t": 100},
-	"paramrs":        {"t": 100},
+	"ars":        {"alpha": 0.02, "directions": 10, "nu": 0.03, "top": 5},
+	"arsv1":      {"alpha": 0.01, "directions": 5, "nu": 0.1},
+	"exact":      {"alpha": 0.01, "directions": 5, "nu": 0.1},
+	"mnistars":   {"alpha": 0.02, "directions": 10, "nu": 0.03, "top": 5},
+	"newton":     {"batch": 64},
+	"nreinforce": {"lr": 2},
+	"reinforce":  {"lr": 0.08, "batch": 512, "optimizer": "adam"},
+	"sgd":        {"lr": 0.1, "batch": 64, "momentum": 0.5},
+	"actionrs":   {"t": 100},
+	"paramrs":    {"t": 100},
 }
 
 // TestTrainersRecordTheirChoices: for every bound algorithm, the tunable

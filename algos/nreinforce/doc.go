@@ -1,6 +1,7 @@
 // Package nreinforce is natural REINFORCE for linear regression with
-// partial information (spec §3.6, §6 item 17). It uses REINFORCE's
-// score-function estimate ĝ (zorepro/algos/reinforce: same batch, β and
+// partial information (spec §3.6, §6 item 17). It uses the Gaussian
+// policy's score-function estimate ĝ and Fisher estimate (Problem, Policy;
+// envs/linreg.GaussianPolicy, REINFORCE's policy: same batch, β and
 // streams) and takes a normalized natural-gradient step. In iteration t
 // (1-based):
 //
@@ -28,5 +29,5 @@
 // src.Rand("batch", it) and the exploration noise from
 // src.Rand("explore", it). The state is w alone (ε_t depends only on the
 // iteration number), so resuming is exact. Snapshots are raw weights
-// (linreg.LayoutRaw) evaluated on batches of B examples (§3.1.6).
+// (layout raw) evaluated on batches of B examples (§3.1.6).
 package nreinforce

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
 	"zorepro/algos"
-	"zorepro/algos/reinforce"
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
@@ -19,9 +19,40 @@ import (
 // (§3.6).
 const Damping = 1e-3
 
+// Defaults of the parameters Decode may omit (§3.6: REINFORCE's batch and
+// β).
+const (
+	DefaultBatch = 512
+	DefaultBeta  = 0.5
+)
+
+// Problem is a contextual bandit with a Gaussian policy whose Fisher
+// information the policy estimates: *linreg.Instance satisfies it with
+// *linreg.GaussianPolicy.
+type Problem[P Policy] interface {
+	// Dim is the number of parameters.
+	Dim() int
+	// InitialWeights draws the initial parameters from rng.
+	InitialWeights(rng *rand.Rand) []float64
+	// NewPolicy returns the policy with standard deviation beta for batches
+	// of n ≥ 1 contexts.
+	NewPolicy(n int, beta float64) (P, error)
+}
+
+// Policy is a problem's Gaussian policy, owned by one method.
+type Policy interface {
+	// Gradient draws iteration it's batch and exploration from src, writes
+	// the score-function estimate ĝ at theta into g (REINFORCE's, with the
+	// 1/β² factor dropped) and returns the mean reward.
+	Gradient(g, theta []float64, src stream.Source, it int64) (meanReward float64, err error)
+	// Fisher sets F to the Fisher information estimate of the last batch,
+	// with the same factor dropped and no damping.
+	Fisher(F *mat.SymDense)
+}
+
 // Config holds natural REINFORCE's hyperparameters. Every field must be
-// set; Factory.Decode fills Batch and Beta with reinforce.DefaultBatch
-// and reinforce.DefaultBeta and ConstantEps with false when the parameters
+// set; Factory.Decode fills Batch and Beta with DefaultBatch and
+// DefaultBeta and ConstantEps with false when the parameters
 // omit them. dag.yaml sets LR = 2.0 (§3.6); the constant-ε variant of the
 // May-2018 figures used LR = 0.01.
 type Config struct {
@@ -62,49 +93,54 @@ func (c Config) Eps(t int64) float64 {
 
 // NREINFORCE is the optimizer state on one problem. It implements
 // algos.Method.
-type NREINFORCE struct {
-	cfg Config
-	p   reinforce.Problem
-	src stream.Source
-	w   []float64
+type NREINFORCE[P Policy] struct {
+	cfg    Config
+	policy P
+	src    stream.Source
+	w      []float64
 
 	// scratch
-	batch   *reinforce.Batch
 	g, step []float64
 	F       *mat.SymDense
 	chol    mat.Cholesky
 }
 
-var _ algos.Method = (*NREINFORCE)(nil)
+var _ algos.Method = (*NREINFORCE[Policy])(nil)
 
-// New returns natural REINFORCE starting at a copy of w0. It panics if cfg
-// is invalid (validate configuration at the edge with Config.Validate) or
-// if len(w0) != p.Dim().
-func New(cfg Config, p reinforce.Problem, w0 []float64, src stream.Source) *NREINFORCE {
+// New returns natural REINFORCE starting at a copy of w0. It returns an
+// ErrConfig error for invalid hyperparameters and the problem's error if it
+// refuses the policy; it panics if len(w0) != p.Dim().
+func New[P Policy](cfg Config, p Problem[P], w0 []float64, src stream.Source) (*NREINFORCE[P], error) {
 	if err := cfg.Validate(); err != nil {
-		panic(err)
+		return nil, err
 	}
 	dim := p.Dim()
 	if len(w0) != dim {
 		panic(fmt.Sprintf("nreinforce: len(w0) = %d, problem dimension %d", len(w0), dim))
 	}
-	return &NREINFORCE{
-		cfg: cfg, p: p, src: src, w: slices.Clone(w0),
-		batch: reinforce.NewBatch(cfg.Batch, dim),
-		g:     make([]float64, dim), step: make([]float64, dim),
-		F: mat.NewSymDense(dim, nil),
+	policy, err := p.NewPolicy(cfg.Batch, cfg.Beta)
+	if err != nil {
+		return nil, err
 	}
+	return &NREINFORCE[P]{
+		cfg: cfg, policy: policy, src: src, w: slices.Clone(w0),
+		g: make([]float64, dim), step: make([]float64, dim),
+		F: mat.NewSymDense(dim, nil),
+	}, nil
 }
 
-// Step runs iteration it: reinforce.Batch.Draw(p, src, it); ĝ =
-// Batch.Gradient(w, β); F = Fisher(X); its Cholesky factorization;
+// Step runs iteration it: ĝ and the mean reward from the policy; F =
+// the policy's Fisher estimate + Damping·I; its Cholesky factorization;
 // NaturalStep(ĝ, ε_it); w_j ← w_j − s_j unless the step is skipped. It
 // consumes B samples and reports "train_reward" (the batch's mean reward),
 // "eta" (η_t, 0 when skipped) and "skipped" (1 when vᵀĝ ≤ 0, else 0).
-func (n *NREINFORCE) Step(it int64) (algos.Stat, error) {
-	n.batch.Draw(n.p, n.src, it)
-	reward := n.batch.Gradient(n.g, n.w, n.cfg.Beta)
-	Fisher(n.F, n.batch.X)
+func (n *NREINFORCE[P]) Step(it int64) (algos.Stat, error) {
+	reward, err := n.policy.Gradient(n.g, n.w, n.src, it)
+	if err != nil {
+		return algos.Stat{}, err
+	}
+	n.policy.Fisher(n.F)
+	Damp(n.F)
 	if !n.chol.Factorize(n.F) {
 		return algos.Stat{}, fmt.Errorf("%w: the damped Fisher matrix is not positive definite", ErrSolve)
 	}
@@ -126,16 +162,9 @@ func (n *NREINFORCE) Step(it int64) (algos.Stat, error) {
 	}}, nil
 }
 
-// Fisher sets F = (1/B)·XᵀX + Damping·I with B = rows(X): dsyrk with
-// alpha = 1/B, then Damping added to the diagonal. It panics unless F is
-// Dim×Dim.
-func Fisher(F *mat.SymDense, X *mat.Dense) {
-	B, dim := X.Dims()
-	if F.SymmetricDim() != dim {
-		panic(fmt.Sprintf("nreinforce: Fisher: F is %d×%d, X has %d columns", F.SymmetricDim(), F.SymmetricDim(), dim))
-	}
-	F.SymOuterK(1/float64(B), X.T())
-	for j := 0; j < dim; j++ {
+// Damp adds Damping to the diagonal of F.
+func Damp(F *mat.SymDense) {
+	for j := 0; j < F.SymmetricDim(); j++ {
 		F.SetSym(j, j, F.At(j, j)+Damping)
 	}
 }
@@ -175,10 +204,10 @@ func NaturalStep(step []float64, chol *mat.Cholesky, g []float64, eps float64) (
 }
 
 // Params returns w (read-only view).
-func (n *NREINFORCE) Params() []float64 { return n.w }
+func (n *NREINFORCE[P]) Params() []float64 { return n.w }
 
 // Snapshot returns w (read-only view; layout "raw").
-func (n *NREINFORCE) Snapshot() []float64 { return n.w }
+func (n *NREINFORCE[P]) Snapshot() []float64 { return n.w }
 
 const (
 	stateMagic   = "ZNRF"
@@ -187,7 +216,7 @@ const (
 
 // MarshalState encodes w ("ZNRF", version 1); ε_t depends only on the
 // iteration number, so there is no other state.
-func (n *NREINFORCE) MarshalState() ([]byte, error) {
+func (n *NREINFORCE[P]) MarshalState() ([]byte, error) {
 	e := blob.NewEncoder(stateMagic, stateVersion)
 	e.Floats(n.w)
 	return e.Data(), nil
@@ -195,7 +224,7 @@ func (n *NREINFORCE) MarshalState() ([]byte, error) {
 
 // UnmarshalState restores a MarshalState blob; w must have the problem's
 // dimension. On error the receiver is unchanged.
-func (n *NREINFORCE) UnmarshalState(b []byte) error {
+func (n *NREINFORCE[P]) UnmarshalState(b []byte) error {
 	d := blob.NewDecoder(b, stateMagic, stateVersion)
 	w := d.Floats()
 	if d.Err() == nil && len(w) != len(n.w) {

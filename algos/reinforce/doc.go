@@ -1,23 +1,28 @@
-// Package reinforce is REINFORCE with a Gaussian policy on the scalar
-// prediction, for linear regression with partial information (spec §3.5).
-// Each iteration draws a batch of B examples, explores in action space and
-// steps with ES-Adam:
+// Package reinforce is REINFORCE, action-space exploration with a
+// score-function gradient (spec §2.5, §3.5), for every environment whose
+// instances offer a policy (Problem). Each iteration the policy draws a
+// batch of B contexts, samples one action per context, observes the
+// rewards and returns the score-function estimate ĝ of the loss gradient
+// and the mean reward; REINFORCE then descends with its optimizer:
 //
-//	μ = Xw,  ŷ_i = μ_i + β·n_i (n_i ~ N(0, 1)),  r_i = −½(ŷ_i − y_i)²,
-//	ĝ = −(1/B)·Σ_i r_i·(ŷ_i − μ_i)·x_i,          w ← w − ESAdam.Step(ĝ).
+//	optimizer esadam:  w ← w − ESAdam.Step(ĝ)      (the authors' ES Adam, §1; linear regression)
+//	optimizer adam:    one PyTorch Adam step on ĝ  (algos.Adam, §1; MNIST)
 //
-// ĝ is the score-function estimate of the gradient of the Gaussian-smoothed
-// batch loss with the 1/β² factor of the score dropped and no baseline, as
-// in the authors' code (§6 item 18): E[ĝ] = β²·∇_w E_n[½(ŷ − y)²] (the
-// derivation is in reinforce_test.go). Under ES-Adam the factor only
-// interacts with Adam's ε.
+// The policy belongs to the environment's action space: linear
+// regression's Gaussian around the linear prediction with standard
+// deviation β (envs/linreg.GaussianPolicy: ĝ = −(1/B)·Σ_i r_i·(ŷ_i − μ_i)·x_i,
+// the 1/β² of the score dropped as in the authors' code, §6 item 18), and
+// MNIST's softmax over the ten labels with ±1 rewards
+// (envs/mnist.SoftmaxPolicy, backprop of (1/B)·Σ_i r_i·(−log p_i[a_i])).
+// β is given for a Gaussian policy and refused by the softmax one.
 //
-// The estimator (Batch: Draw and Gradient) is shared with natural
-// REINFORCE (zorepro/algos/nreinforce), which uses the same ĝ, batch and
-// streams.
+// Streams: "init" for the initial parameters (Problem.InitialWeights); the
+// policy draws iteration it's batch and exploration from streams indexed
+// by it (linear regression: "batch"[it], "explore"[it]; MNIST:
+// "batch"[it], "dropout"[it], "actions"[it]).
 //
-// Streams: iteration it draws its batch from src.Rand("batch", it) and the
-// B exploration draws n_1, ..., n_B, in order, from src.Rand("explore", it).
-// The snapshot layout is the raw weight vector (linreg.LayoutRaw): tests
-// use the deterministic prediction Xw, on batches of B examples (§3.1.6).
+// State (MarshalState, "ZRNF" v2): w and the optimizer's moments and step
+// count. The snapshot is w (layout raw), evaluated where the environment
+// draws test batches on batches of B examples (§3.1.6). Each iteration
+// reports "train_reward", the batch's mean reward.
 package reinforce

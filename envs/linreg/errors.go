@@ -17,4 +17,7 @@ var (
 	// layout and the instance's dimension, or its header records no test
 	// batch size.
 	ErrSnapshot = errors.New("linreg: snapshot does not match its header")
+	// ErrPolicy is returned by NewPolicy when the Gaussian policy's
+	// standard deviation is missing.
+	ErrPolicy = errors.New("linreg: invalid policy")
 )

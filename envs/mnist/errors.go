@@ -34,6 +34,12 @@ var (
 	// ErrNoTraining is returned when a method asks an instance without
 	// training images (or with inconsistent sizes) for training batches.
 	ErrNoTraining = errors.New("mnist: no training images")
+	// ErrPolicy is returned by NewPolicy for an exploration scale the
+	// softmax policy has no use for.
+	ErrPolicy = errors.New("mnist: invalid policy")
+	// ErrNonFinite is returned when the network's output for a training
+	// image is not finite, so no action can be sampled.
+	ErrNonFinite = errors.New("mnist: non-finite logits")
 	// ErrLayout is returned by Evaluate and Accuracy for a snapshot layout
 	// other than trajectory.Raw and trajectory.Normalized.
 	ErrLayout = errors.New("mnist: unknown snapshot layout")
