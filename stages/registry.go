@@ -3,9 +3,8 @@ package stages
 import (
 	"zorepro/algos"
 	"zorepro/algos/ars"
-	"zorepro/algos/arsv1"
+	"zorepro/algos/episodic"
 	"zorepro/algos/exact"
-	"zorepro/algos/mnistars"
 	"zorepro/algos/newton"
 	"zorepro/algos/nreinforce"
 	"zorepro/algos/olrs"
@@ -26,6 +25,11 @@ import (
 	"zorepro/stages/tune"
 )
 
+// The LQR's stationarity stop (spec §5.2) reaches ARS V1 and ExAct through
+// episodic.Converger, an interface they look for at run time: check here
+// that the instance has it.
+var _ episodic.Converger = (*lqr.Instance)(nil)
+
 // Trainers are the algorithms each environment can train, by the names
 // dag.yaml uses ("env", then "algo"). Each entry binds an algorithm to an
 // environment's instance type; a problem interface the instances do not
@@ -40,23 +44,23 @@ func Trainers() algos.Trainers {
 	)
 	return algos.Trainers{
 		"linreg": {
-			"ars":        algos.Bind[lin, ars.Config](linreg.Env{}, ars.Factory[lin]{}),
+			"ars":        algos.Bind[lin, ars.Config](linreg.Env{}, ars.Factory[lin, *linreg.Queries]{}),
 			"newton":     algos.Bind[lin, newton.Config](linreg.Env{}, newton.Factory[lin]{}),
 			"nreinforce": algos.Bind[lin, nreinforce.Config](linreg.Env{}, nreinforce.Factory[lin, *linreg.GaussianPolicy]{}),
 			"reinforce":  algos.Bind[lin, reinforce.Config](linreg.Env{}, reinforce.Factory[lin, *linreg.GaussianPolicy]{}),
 			"sgd":        algos.Bind[lin, sgd.Config](linreg.Env{}, sgd.Factory[lin, *linreg.SquaredLoss]{}),
 		},
 		"lqr": {
-			"arsv1": algos.Bind[ctl, arsv1.Config](lqr.Env{}, arsv1.Factory[ctl]{}),
+			"arsv1": algos.Bind[ctl, ars.V1Config](lqr.Env{}, ars.V1Factory[ctl]{}),
 			"exact": algos.Bind[ctl, exact.Config](lqr.Env{}, exact.Factory[ctl]{}),
 		},
 		"mnist": {
-			"mnistars":  algos.Bind[img, mnistars.Config](mnist.Env{}, mnistars.Factory{}),
+			"ars":       algos.Bind[img, ars.Config](mnist.Env{}, ars.Factory[img, *mnist.Queries]{}),
 			"reinforce": algos.Bind[img, reinforce.Config](mnist.Env{}, reinforce.Factory[img, *mnist.SoftmaxPolicy]{}),
 			"sgd":       algos.Bind[img, sgd.Config](mnist.Env{}, sgd.Factory[img, *mnist.CrossEntropyLoss]{}),
 		},
 		"mujoco": {
-			"arsv1": algos.Bind[sim, arsv1.Config](mujoco.Env{}, arsv1.Factory[sim]{}),
+			"arsv1": algos.Bind[sim, ars.V1Config](mujoco.Env{}, ars.V1Factory[sim]{}),
 			"exact": algos.Bind[sim, exact.Config](mujoco.Env{}, exact.Factory[sim]{}),
 		},
 		"olr": {

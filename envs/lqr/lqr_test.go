@@ -11,18 +11,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"zorepro/algos/episodic"
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 	"zorepro/pipeline/trajectory"
-)
-
-// An Instance is an environment of algos/arsv1 and algos/exact, with a stop
-// rule.
-var (
-	_ episodic.Episodic  = (*Instance)(nil)
-	_ episodic.Converger = (*Instance)(nil)
 )
 
 func testSource() stream.Source { return stream.New(75434669, "test/envs/lqr", nil) }

@@ -19,17 +19,12 @@ import (
 	"testing"
 	"unsafe"
 
-	"zorepro/algos/arsv1"
-	"zorepro/algos/episodic"
-	"zorepro/algos/exact"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 	"zorepro/pipeline/trajectory"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/rollouts_$GOARCH.golden")
-
-var _ episodic.Episodic = (*Instance)(nil)
 
 func open(t testing.TB, name string) *Model {
 	t.Helper()
@@ -816,61 +811,6 @@ func TestEvaluate(t *testing.T) {
 	}
 	if _, err := (Env{}).Evaluate(in, W[:5], trajectory.Header{}, rng); !errors.Is(err, ErrSnapshot) {
 		t.Fatalf("short snapshot: err = %v", err)
-	}
-}
-
-// TestTrainParallel: ARS V1 and ExAct train on an instance; their parallel
-// iterations reproduce the serial weights bit for bit.
-func TestTrainParallel(t *testing.T) {
-	par := func(n int, fn func(int) error) error {
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i := 0; i < n; i++ {
-			wg.Add(1)
-			go func() { defer wg.Done(); errs[i] = fn(i) }()
-		}
-		wg.Wait()
-		return errors.Join(errs...)
-	}
-	for _, name := range Names() {
-		in, err := NewInstance(name, 5, DefaultEpisodes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		train := func(p func(int, func(int) error) error, useExact bool) []float64 {
-			src := stream.New(81856320, "train/"+name, nil)
-			var w []float64
-			if useExact {
-				e, err := exact.New(exact.Config{Alpha: 0.01, Directions: 4, Nu: 0.2}, in, src, episodic.Options{Parallel: p})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for it := int64(0); it < 4; it++ {
-					if _, err := e.Step(it); err != nil {
-						t.Fatal(err)
-					}
-				}
-				w = e.Params()
-			} else {
-				a, err := arsv1.New(arsv1.Config{Alpha: 0.05, Directions: 4, Nu: 0.1}, in, src, episodic.Options{Parallel: p})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for it := int64(0); it < 4; it++ {
-					if _, err := a.Step(it); err != nil {
-						t.Fatal(err)
-					}
-				}
-				w = a.Params()
-			}
-			return slices.Clone(w)
-		}
-		for _, ex := range []bool{false, true} {
-			serial, parallel := train(nil, ex), train(par, ex)
-			if !slices.Equal(serial, parallel) || slices.Equal(serial, make([]float64, len(serial))) {
-				t.Errorf("%s exact=%v: serial %v, parallel %v", name, ex, serial[:3], parallel[:3])
-			}
-		}
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package episodictest provides test helpers for the methods that train on
-// episodic.Episodic environments (algos/arsv1, algos/exact): a goroutine
-// Parallel, a Converger wrapper, a small LQR instance, and checkers of the
-// behaviour both methods share (the Converger hook, rollout errors,
+// episodic.Episodic environments (ARS V1 in algos/ars, algos/exact): a
+// goroutine Parallel, a Converger wrapper, and checkers of the behaviour
+// both methods share (the Converger hook, rollout errors,
 // parallel-equals-serial, state restoring).
 package episodictest
 
@@ -16,7 +16,6 @@ import (
 	"zorepro/algos"
 	"zorepro/algos/algostest"
 	"zorepro/algos/episodic"
-	"zorepro/envs/lqr"
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
@@ -59,16 +58,6 @@ var _ episodic.Converger = (*Stopper)(nil)
 func (s *Stopper) Converged(W []float64, rng *rand.Rand, diagnostics bool) (bool, []task.Metric, error) {
 	s.Calls++
 	return s.Calls == s.StopAt, []task.Metric{{Name: "probe", Value: rng.Float64()}}, nil
-}
-
-// LQR returns lqr.Generate(n, h, c, tol, rng), failing t on error.
-func LQR(t testing.TB, n, h int, c, tol float64, rng *rand.Rand) *lqr.Instance {
-	t.Helper()
-	in, err := lqr.Generate(n, h, c, tol, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
 }
 
 // CheckConverger runs m, a fresh method with streams src on a *Stopper,

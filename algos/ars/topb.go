@@ -1,4 +1,4 @@
-package topb
+package ars
 
 import (
 	"cmp"
@@ -15,7 +15,7 @@ import (
 func Select(rPlus, rMinus []float64, top int) []int {
 	n := len(rPlus)
 	if len(rMinus) != n || top < 1 || top > n {
-		panic(fmt.Sprintf("topb: Select: %d and %d rewards, top %d", len(rPlus), len(rMinus), top))
+		panic(fmt.Sprintf("ars: Select: %d and %d rewards, top %d", len(rPlus), len(rMinus), top))
 	}
 	idx := make([]int, n)
 	for k := range idx {
@@ -39,7 +39,7 @@ func Select(rPlus, rMinus []float64, top int) []int {
 // divided by the count. It panics if kept is empty.
 func RewardStd(rPlus, rMinus []float64, kept []int) float64 {
 	if len(kept) == 0 {
-		panic("topb: RewardStd of no directions")
+		panic("ars: RewardStd of no directions")
 	}
 	var sum float64
 	for _, k := range kept {

@@ -1,4 +1,4 @@
-package topb
+package ars
 
 import (
 	"math"
@@ -27,7 +27,7 @@ func TestSelectStableTiesAndNaN(t *testing.T) {
 	}
 }
 
-func TestRewardStd(t *testing.T) {
+func TestRewardStdKept(t *testing.T) {
 	// Kept rewards 1, −1, 1, 1: mean 0.5, population variance 0.75.
 	got := RewardStd([]float64{1, 1, 9}, []float64{-1, 1, 9}, []int{0, 1})
 	if got != math.Sqrt(0.75) {

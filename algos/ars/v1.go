@@ -1,8 +1,7 @@
-package arsv1
+package ars
 
 import (
 	"fmt"
-	"math"
 
 	"zorepro/algos"
 	"zorepro/algos/episodic"
@@ -10,14 +9,15 @@ import (
 	"zorepro/pipeline/task"
 )
 
-// Config holds the hyperparameters, those of episodic.Config (spec §4.5,
-// §5.4): an iteration runs 2N episodes. There are no defaults: every field
-// must be set. It is a type of its own so that trajectories name the method
-// (Meta).
-type Config episodic.Config
+// V1Config holds ARS V1's hyperparameters, those of episodic.Config (spec
+// §4.5, §5.4): an iteration runs 2N episodes. There are no defaults: every
+// field must be set. It is a type of its own so that trajectories name the
+// method (Header).
+type V1Config episodic.Config
 
-// ARS is the optimizer state on one environment. It implements algos.Method.
-type ARS struct {
+// V1 is ARS V1's state on one environment. It implements algos.Method and
+// algos.Parallelizer.
+type V1 struct {
 	cfg  episodic.Config
 	env  episodic.Episodic
 	conv episodic.Converger // nil when env has no stop rule
@@ -32,22 +32,22 @@ type ARS struct {
 	g             []float64
 }
 
-var _ algos.Method = (*ARS)(nil)
+var _ algos.Method = (*V1)(nil)
 
-// New returns ARS at W = 0 (ActDim×ObsDim) with a fresh ES-Adam. It returns
+// NewV1 returns ARS V1 at W = 0 (ActDim×ObsDim) with a fresh ES-Adam. It returns
 // an episodic.ErrConfig error for invalid hyperparameters and panics if the
 // environment has a non-positive dimension or horizon.
-func New(cfg Config, env episodic.Episodic, src stream.Source, opt episodic.Options) (*ARS, error) {
+func NewV1(cfg V1Config, env episodic.Episodic, src stream.Source, opt episodic.Options) (*V1, error) {
 	c := episodic.Config(cfg)
 	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("arsv1: %w", err)
+		return nil, fmt.Errorf("ars: %w", err)
 	}
 	p, n, h := env.ActDim(), env.ObsDim(), env.Horizon()
 	if p < 1 || n < 1 || h < 1 {
-		panic(fmt.Sprintf("arsv1: environment with p = %d, n = %d, H = %d", p, n, h))
+		panic(fmt.Sprintf("ars: environment with p = %d, n = %d, H = %d", p, n, h))
 	}
 	dim, N := p*n, c.Directions
-	a := &ARS{
+	a := &V1{
 		cfg: c, env: env, src: src, par: opt.Parallel,
 		pol:  episodic.NewPolicy(dim, c.Alpha),
 		dirs: make([][]float64, N), pols: make([][]float64, 2*N),
@@ -69,7 +69,7 @@ func New(cfg Config, env episodic.Episodic, src stream.Source, opt episodic.Opti
 // mean of the 2N returns (summed R⁺_0, R⁻_0, R⁺_1, ... in order), then the
 // Converger's metrics, if any. A rollout or Converger error ends the
 // iteration with that error (W unchanged if a rollout failed).
-func (a *ARS) Step(it int64) (algos.Stat, error) {
+func (a *V1) Step(it int64) (algos.Stat, error) {
 	N, nu := a.cfg.Directions, a.cfg.Nu
 	for k, d := range a.dirs {
 		rng := a.src.Rand("directions", uint64(it), uint64(k))
@@ -82,7 +82,7 @@ func (a *ARS) Step(it int64) (algos.Stat, error) {
 		k, sign := i/2, i%2
 		r, err := a.env.Rollout(a.src.Rand("episodes", uint64(it), uint64(k), uint64(sign)), a.pols[i], -1, nil, nil)
 		if err != nil {
-			return fmt.Errorf("arsv1: direction %d, %s episode: %w", k, [2]string{"+", "−"}[sign], err)
+			return fmt.Errorf("ars: direction %d, %s episode: %w", k, [2]string{"+", "−"}[sign], err)
 		}
 		if sign == 0 {
 			a.rPlus[k] = r
@@ -99,7 +99,7 @@ func (a *ARS) Step(it int64) (algos.Stat, error) {
 		sum += a.rPlus[k]
 		sum += a.rMinus[k]
 	}
-	sigma := RewardStd(a.rPlus, a.rMinus)
+	sigma := v1RewardStd(a.rPlus, a.rMinus)
 	Gradient(a.g, a.dirs, a.rPlus, a.rMinus, sigma)
 	a.pol.Ascend(a.g)
 	st := algos.Stat{
@@ -109,7 +109,7 @@ func (a *ARS) Step(it int64) (algos.Stat, error) {
 	if a.conv != nil {
 		done, ms, err := a.conv.Converged(a.pol.W, a.src.Rand("converged", uint64(it)), a.cfg.Diagnostics(it))
 		if err != nil {
-			return algos.Stat{}, fmt.Errorf("arsv1: convergence check: %w", err)
+			return algos.Stat{}, fmt.Errorf("ars: convergence check: %w", err)
 		}
 		st.Done = done
 		st.Metrics = append(st.Metrics, ms...)
@@ -122,7 +122,7 @@ func (a *ARS) Step(it int64) (algos.Stat, error) {
 // lengths.
 func Perturb(plus, minus, w, dir []float64, nu float64) {
 	if len(plus) != len(w) || len(minus) != len(w) || len(dir) != len(w) {
-		panic(fmt.Sprintf("arsv1: Perturb: lengths %d, %d, %d, %d", len(plus), len(minus), len(w), len(dir)))
+		panic(fmt.Sprintf("ars: Perturb: lengths %d, %d, %d, %d", len(plus), len(minus), len(w), len(dir)))
 	}
 	for j, wj := range w {
 		d := nu * dir[j]
@@ -131,37 +131,23 @@ func Perturb(plus, minus, w, dir []float64, nu float64) {
 	}
 }
 
-// RewardStd returns σ, the population standard deviation (divide by the
-// count) of the 2N returns taken in the order R⁺_0, R⁻_0, R⁺_1, ...: mean =
-// sum/2N, σ = √(Σ(R − mean)²/2N). It returns 1 when N = 1 (the
-// normalization applies only when N > 1, spec §4.2) and when σ = 0. A NaN
-// return makes σ NaN. It panics unless len(rPlus) = len(rMinus) ≥ 1.
-func RewardStd(rPlus, rMinus []float64) float64 {
+// v1RewardStd returns σ of ARS V1: the population standard deviation
+// (RewardStd) of all 2N returns, taken in the order R⁺_0, R⁻_0, R⁺_1, ...,
+// or 1 when N = 1 (the normalization applies only when N > 1, spec §4.2).
+// It panics unless len(rPlus) = len(rMinus) ≥ 1.
+func v1RewardStd(rPlus, rMinus []float64) float64 {
 	n := len(rPlus)
 	if len(rMinus) != n || n < 1 {
-		panic(fmt.Sprintf("arsv1: RewardStd: %d and %d returns", len(rPlus), len(rMinus)))
+		panic(fmt.Sprintf("ars: v1RewardStd: %d and %d returns", len(rPlus), len(rMinus)))
 	}
 	if n == 1 {
 		return 1
 	}
-	var sum float64
-	for k := range rPlus {
-		sum += rPlus[k]
-		sum += rMinus[k]
+	all := make([]int, n)
+	for k := range all {
+		all[k] = k
 	}
-	cnt := float64(2 * n)
-	mean := sum / cnt
-	var ss float64
-	for k := range rPlus {
-		dp, dm := rPlus[k]-mean, rMinus[k]-mean
-		ss += dp * dp
-		ss += dm * dm
-	}
-	sd := math.Sqrt(ss / cnt)
-	if sd == 0 {
-		return 1
-	}
-	return sd
+	return RewardStd(rPlus, rMinus, all)
 }
 
 // Gradient sets g = (1/N) Σ_k ((R⁺_k − R⁻_k)/σ)·dirs[k]: g is zeroed, the
@@ -170,12 +156,12 @@ func RewardStd(rPlus, rMinus []float64) float64 {
 // mismatched lengths.
 func Gradient(g []float64, dirs [][]float64, rPlus, rMinus []float64, sigma float64) {
 	if len(dirs) != len(rPlus) || len(rMinus) != len(rPlus) || len(dirs) < 1 {
-		panic(fmt.Sprintf("arsv1: Gradient: %d directions, %d and %d returns", len(dirs), len(rPlus), len(rMinus)))
+		panic(fmt.Sprintf("ars: Gradient: %d directions, %d and %d returns", len(dirs), len(rPlus), len(rMinus)))
 	}
 	clear(g)
 	for k, d := range dirs {
 		if len(d) != len(g) {
-			panic(fmt.Sprintf("arsv1: Gradient: direction %d has length %d, want %d", k, len(d), len(g)))
+			panic(fmt.Sprintf("ars: Gradient: direction %d has length %d, want %d", k, len(d), len(g)))
 		}
 		c := (rPlus[k] - rMinus[k]) / sigma
 		for j, dj := range d {
@@ -189,32 +175,32 @@ func Gradient(g []float64, dirs [][]float64, rPlus, rMinus []float64, sigma floa
 }
 
 // Params returns W (read-only view), p×n row-major.
-func (a *ARS) Params() []float64 { return a.pol.W }
+func (a *V1) Params() []float64 { return a.pol.W }
 
 // Snapshot returns W: evaluation needs only the policy.
-func (a *ARS) Snapshot() []float64 { return a.pol.W }
+func (a *V1) Snapshot() []float64 { return a.pol.W }
 
 const (
-	stateMagic   = "ZAV1"
-	stateVersion = 1
+	v1StateMagic   = "ZAV1"
+	v1StateVersion = 1
 )
 
 // MarshalState encodes W and the ES-Adam state ("ZAV1", version 1;
 // episodic.Policy.MarshalState).
-func (a *ARS) MarshalState() ([]byte, error) {
-	return a.pol.MarshalState(stateMagic, stateVersion)
+func (a *V1) MarshalState() ([]byte, error) {
+	return a.pol.MarshalState(v1StateMagic, v1StateVersion)
 }
 
 // UnmarshalState restores a MarshalState blob whose dimensions match the
 // environment's. On error the receiver is unchanged.
-func (a *ARS) UnmarshalState(b []byte) error {
-	if err := a.pol.UnmarshalState(b, stateMagic, stateVersion); err != nil {
-		return fmt.Errorf("arsv1: %w", err)
+func (a *V1) UnmarshalState(b []byte) error {
+	if err := a.pol.UnmarshalState(b, v1StateMagic, v1StateVersion); err != nil {
+		return fmt.Errorf("ars: %w", err)
 	}
 	return nil
 }
 
 // SetParallel implements algos.Parallelizer.
-func (a *ARS) SetParallel(par func(n int, fn func(i int) error) error) { a.par = par }
+func (a *V1) SetParallel(par func(n int, fn func(i int) error) error) { a.par = par }
 
-var _ algos.Parallelizer = (*ARS)(nil)
+var _ algos.Parallelizer = (*V1)(nil)
