@@ -64,8 +64,8 @@ func Trainers() algos.Trainers {
 			"exact": algos.Bind[sim, exact.Config](mujoco.Env{}, exact.Factory[sim]{}),
 		},
 		"olr": {
-			"actionrs": algos.Bind[reg, olrs.Config](olr.Env{}, actionrs.Factory{}),
-			"paramrs":  algos.Bind[reg, olrs.Config](olr.Env{}, paramrs.Factory{}),
+			"actionrs": algos.Bind[reg, olrs.Config](olr.Env{}, actionrs.Factory[reg, *olr.Moments]{}),
+			"paramrs":  algos.Bind[reg, olrs.Config](olr.Env{}, paramrs.Factory[reg, *olr.Moments]{}),
 		},
 	}
 }

@@ -150,6 +150,10 @@ func NewSolver(batch, dim int) *Solver {
 // Dual reports whether the Solver uses the dual (B×B) form, i.e. B < Dim.
 func (s *Solver) Dual() bool { return s.batch < s.dim }
 
+// Cond returns the condition number estimate of the system the last Step
+// factorized (H in the primal form, K in the dual form).
+func (s *Solver) Cond() float64 { return s.chol.Cond() }
+
 // Step writes the Newton step H⁻¹·(1/B)Xᵀr into step (see Solver). It
 // returns an ErrSolve error if the system matrix is not numerically
 // positive definite or its condition number estimate exceeds

@@ -8,12 +8,47 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"zorepro/algos"
-	"zorepro/envs/olr"
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 	"zorepro/pipeline/trajectory"
 )
+
+// Problem is an online regression stream the learners play (spec §3,
+// Theorem 1): *olr.Instance satisfies it, with *olr.Moments.
+type Problem[M Moments] interface {
+	Bounds
+	// Draw fills the rows of S (features) and a (targets) with the next
+	// rounds, from rng.
+	Draw(rng *rand.Rand, S *mat.Dense, a []float64)
+	// Project maps θ onto Θ in place.
+	Project(theta []float64)
+	// NewMoments returns the empty moments of a stream.
+	NewMoments() M
+}
+
+// Bounds are what Theorem 1's schedules need of a problem.
+type Bounds interface {
+	// Dim is b, the length of θ and of a round's features.
+	Dim() int
+	// Constants returns C_θ (Θ's radius), C_s (the features' bound), C_a
+	// (the targets' bound), C and L of the theorem.
+	Constants() (cTheta, cS, cA, c, l float64)
+}
+
+// Moments accumulate a stream's rounds, so that the loss of any θ over
+// them and the optimum in hindsight over Θ can be computed.
+type Moments interface {
+	// Add accumulates the rounds (rows of S, targets a).
+	Add(S *mat.Dense, a []float64)
+	// Loss returns Σ_i (θᵀs_i − a_i)² over the rounds added.
+	Loss(theta []float64) float64
+	// Best returns the optimum in hindsight over Θ and whether Θ's
+	// constraint is active there.
+	Best() (theta []float64, constrained bool, err error)
+	MarshalBinary() ([]byte, error)
+	UnmarshalBinary([]byte) error
+}
 
 // Rule is one exploration strategy's round.
 type Rule interface {
@@ -24,8 +59,8 @@ type Rule interface {
 }
 
 // Learner plays T rounds with a Rule. It implements algos.Method.
-type Learner struct {
-	in     *olr.Instance
+type Learner[M Moments] struct {
+	in     Problem[M]
 	rule   Rule
 	t      int64
 	chunk  int
@@ -33,22 +68,22 @@ type Learner struct {
 	theta  []float64
 	loss   float64 // Σ c_i(θ_i)
 	played float64 // Σ loss of the played predictions
-	mom    *olr.Moments
+	mom    M
 	done   int64
 }
 
-var _ algos.Method = (*Learner)(nil)
+var _ algos.Method = (*Learner[Moments])(nil)
 
 // New returns a learner for T rounds in chunks of chunk rounds.
-func New(in *olr.Instance, rule Rule, T int64, chunk int, src stream.Source) *Learner {
+func New[M Moments](in Problem[M], rule Rule, T int64, chunk int, src stream.Source) *Learner[M] {
 	if T < 1 || chunk < 1 {
 		panic(fmt.Sprintf("olrs: T = %d, chunk = %d", T, chunk))
 	}
-	return &Learner{in: in, rule: rule, t: T, chunk: chunk, src: src, theta: make([]float64, in.Dim()), mom: in.NewMoments()}
+	return &Learner[M]{in: in, rule: rule, t: T, chunk: chunk, src: src, theta: make([]float64, in.Dim()), mom: in.NewMoments()}
 }
 
 // Step plays the next chunk of rounds.
-func (l *Learner) Step(it int64) (algos.Stat, error) {
+func (l *Learner[M]) Step(it int64) (algos.Stat, error) {
 	n := int(min(int64(l.chunk), l.t-l.done))
 	if n <= 0 {
 		return algos.Stat{Done: true}, nil
@@ -80,11 +115,11 @@ func (l *Learner) Step(it int64) (algos.Stat, error) {
 }
 
 // Params returns θ.
-func (l *Learner) Params() []float64 { return l.theta }
+func (l *Learner[M]) Params() []float64 { return l.theta }
 
 // Snapshot returns the regret metrics after the rounds played so far, in
 // the order of olr.Env's metrics.
-func (l *Learner) Snapshot() []float64 {
+func (l *Learner[M]) Snapshot() []float64 {
 	best, constrained, err := l.mom.Best()
 	if err != nil || l.done == 0 {
 		nan := math.NaN()
@@ -100,7 +135,7 @@ func (l *Learner) Snapshot() []float64 {
 }
 
 // MarshalState encodes θ, the loss sums, the rounds played and the moments.
-func (l *Learner) MarshalState() ([]byte, error) {
+func (l *Learner[M]) MarshalState() ([]byte, error) {
 	mom, err := l.mom.MarshalBinary()
 	if err != nil {
 		return nil, err
@@ -115,7 +150,7 @@ func (l *Learner) MarshalState() ([]byte, error) {
 }
 
 // UnmarshalState restores a state written by MarshalState.
-func (l *Learner) UnmarshalState(data []byte) error {
+func (l *Learner[M]) UnmarshalState(data []byte) error {
 	d := blob.NewDecoder(data, "ZOLS", 1)
 	theta := d.Floats()
 	loss, played, done := d.Float64(), d.Float64(), d.Int64()

@@ -6,7 +6,6 @@ import (
 
 	"zorepro/algos"
 	"zorepro/algos/olrs"
-	"zorepro/envs/olr"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
@@ -17,7 +16,7 @@ type Rule struct {
 }
 
 // Schedule returns Theorem 1's α and δ for Algorithm 2.
-func Schedule(in *olr.Instance, T int64) (alpha, delta float64) {
+func Schedule(in olrs.Bounds, T int64) (alpha, delta float64) {
 	cTheta, cS, _, c, _ := in.Constants()
 	k := c*c + 1
 	delta = math.Pow(float64(T), -0.25) * math.Sqrt(cTheta*k*cS/(2*c))
@@ -45,20 +44,20 @@ func (r *Rule) Round(theta, s []float64, a float64, rng *rand.Rand) float64 {
 }
 
 // Factory makes Algorithm 2 available to the stages.
-type Factory struct{}
+type Factory[P olrs.Problem[M], M olrs.Moments] struct{}
 
-var _ algos.Algorithm[olrs.Config, *olr.Instance] = Factory{}
+var _ algos.Algorithm[olrs.Config, olrs.Problem[olrs.Moments]] = Factory[olrs.Problem[olrs.Moments], olrs.Moments]{}
 
 // Hyper implements algos.Algorithm: nothing is tuned, the theorem fixes α, δ.
-func (Factory) Hyper() []string { return nil }
+func (Factory[P, M]) Hyper() []string { return nil }
 
 // Decode reads t (the horizon T) and chunk (rounds per iteration).
-func (Factory) Decode(p *task.Params) olrs.Config {
+func (Factory[P, M]) Decode(p *task.Params) olrs.Config {
 	return olrs.Config{Method: "actionrs", T: p.Int("t", task.Required(), task.Min(1)), Chunk: int(p.Int("chunk", task.Default(int64(1000)), task.Min(1)))}
 }
 
 // New implements algos.Algorithm.
-func (Factory) New(c olrs.Config, in *olr.Instance, src stream.Source) (algos.Method, error) {
+func (Factory[P, M]) New(c olrs.Config, in P, src stream.Source) (algos.Method, error) {
 	alpha, delta := Schedule(in, c.T)
-	return olrs.New(in, &Rule{Alpha: alpha, Delta: delta}, c.T, c.Chunk, src), nil
+	return olrs.New[M](in, &Rule{Alpha: alpha, Delta: delta}, c.T, c.Chunk, src), nil
 }
