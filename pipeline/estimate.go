@@ -158,11 +158,11 @@ func lastRun(evs []events.Event) (samples, secs float64) {
 	var notes float64
 	for _, ev := range evs {
 		switch {
-		case ev.Type == "state" && ev.State == "started":
+		case ev.Type == events.TypeState && ev.State == events.StateStarted:
 			run, t0, notes = ev.Run, ev.Time, 0
-		case ev.Type == "state" && ev.State == "resumed":
+		case ev.Type == events.TypeState && ev.State == events.StateResumed:
 			t0 = 0 // partial runs say nothing about speed
-		case ev.Type == "note" && ev.Run == run:
+		case ev.Type == events.TypeNote && ev.Run == run:
 			var d struct {
 				Kind  string `json:"kind"`
 				Value struct {
@@ -172,7 +172,7 @@ func lastRun(evs []events.Event) (samples, secs float64) {
 			if json.Unmarshal(ev.Data, &d) == nil && d.Kind == "trial" {
 				notes += d.Value.Samples
 			}
-		case ev.Type == "state" && ev.State == "done" && ev.Run == run && t0 > 0:
+		case ev.Type == events.TypeState && ev.State == events.StateDone && ev.Run == run && t0 > 0:
 			samples, secs = notes, float64(ev.Time-t0)/1e9
 		}
 	}

@@ -130,9 +130,9 @@ func (e *Engine) Reexecute(ctx context.Context, p *Production, sc *Scratch, unti
 	}
 	r.tokens <- struct{}{} // the task's own worker token, as the scheduler holds it
 	o := r.execute(t, deps)
-	state := "finished"
+	state := events.RunFinished
 	if o.status != done {
-		state = "interrupted"
+		state = events.RunInterrupted
 	}
 	w.Append(events.Event{Type: events.TypeRun, Run: run, State: state, Time: time.Now().UnixNano()})
 	if err := w.Close(); err != nil {

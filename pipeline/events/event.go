@@ -17,7 +17,6 @@ const (
 	TypeTranscript Type = "transcript" // the identity transcript of a task's action
 	TypeStreams    Type = "streams"    // random stream families used by a task (in Data)
 	TypeIter       Type = "iter"       // one training iteration (in Iter)
-	TypeOutput     Type = "output"     // a task produced an output
 	TypeCheckpoint Type = "checkpoint" // a resumable checkpoint was stored
 	TypeNote       Type = "note"       // free-form annotation
 )
@@ -117,7 +116,7 @@ type transcriptPair struct {
 // validate reports why ev cannot be stored, or nil.
 func validate(ev *Event) error {
 	switch ev.Type {
-	case TypeRun, TypeState, TypeTranscript, TypeStreams, TypeOutput, TypeCheckpoint, TypeNote:
+	case TypeRun, TypeState, TypeTranscript, TypeStreams, TypeCheckpoint, TypeNote:
 		if ev.Iter != nil || ev.Iters != nil {
 			return fmt.Errorf("%w: %q event with Iter set (only %q events carry Iter)", ErrInvalidEvent, ev.Type, TypeIter)
 		}

@@ -366,7 +366,6 @@ func allTypes(run uint64) []Event {
 		{Type: TypeStreams, Run: run, Task: "train/mnist", Data: json.RawMessage(`[{"scope":"train/mnist","name":"batch","arity":1}]`)},
 		{Type: TypeIter, Run: run, Task: "train/mnist", Iter: &task.Iter{Iteration: 0, Samples: 64, Digest: 0xdeadbeefcafef00d, Metrics: []task.Metric{{Name: "loss", Value: 2.5}, {Name: "acc", Value: 0.1}}}},
 		{Type: TypeCheckpoint, Run: run, Task: "train/mnist", Action: "xxh64-aaaaaaaaaaaaaaaa", Checkpoint: &Checkpoint{Content: "xxh64-cccccccccccccccc", Iteration: 1}},
-		{Type: TypeOutput, Run: run, Task: "train/mnist", Output: "xxh64-bbbbbbbbbbbbbbbb", Data: json.RawMessage(`{"bytes":123}`)},
 		{Type: TypeState, Run: run, Task: "train/mnist", Time: 12, State: StateDone, Action: "xxh64-aaaaaaaaaaaaaaaa", Output: "xxh64-bbbbbbbbbbbbbbbb"},
 		{Type: TypeNote, Run: run, Task: "train/mnist", Error: "a warning", Data: json.RawMessage(`"free text"`)},
 		{Type: TypeState, Run: run, Task: "eval/mnist", State: StateFailed, Error: "boom"},
