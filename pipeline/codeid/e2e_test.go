@@ -13,14 +13,16 @@ import (
 // e2eModule is the module path of the copy built by TestBuildRecipe.
 const e2eModule = "example.com/e2e"
 
-// copyCodeid copies this package (without tests), its generator and the
-// committed manifest directory into dst/pipeline/codeid, rewriting its
-// import path to the e2e module.
+// copyCodeid copies this package (without tests), its generator, the
+// committed manifest directory and the one package of the module it
+// imports (pipeline/atomicfile) into dst/pipeline, rewriting their import
+// paths to the e2e module.
 func copyCodeid(t *testing.T, dst string) {
 	t.Helper()
 	self := reflect.TypeFor[Manifest]().PkgPath()
+	module := strings.TrimSuffix(self, "/pipeline/codeid")
 	files := map[string]string{}
-	for _, sub := range []string{".", "gen", "manifest"} {
+	for _, sub := range []string{".", "gen", "manifest", "../atomicfile"} {
 		entries, err := os.ReadDir(sub)
 		if err != nil {
 			t.Fatal(err)
@@ -36,7 +38,7 @@ func copyCodeid(t *testing.T, dst string) {
 				t.Fatal(err)
 			}
 			files[filepath.ToSlash(filepath.Join("pipeline/codeid", sub, name))] =
-				strings.ReplaceAll(string(data), self, e2eModule+"/pipeline/codeid")
+				strings.ReplaceAll(string(data), module+"/pipeline/", e2eModule+"/pipeline/")
 		}
 	}
 	writeFiles(t, dst, files)

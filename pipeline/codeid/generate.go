@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"zorepro/pipeline/atomicfile"
 )
 
 // DefaultPackage is the package pattern Generate uses when given none.
@@ -374,49 +376,12 @@ func readGoSum(path string) (map[string]string, error) {
 	return sums, nil
 }
 
-// WriteFile publishes data at path atomically: it writes a temporary file in
-// the same directory, syncs it, renames it over path and syncs the
-// directory. If path already holds exactly data it is left untouched.
+// WriteFile publishes data at path atomically (atomicfile.WriteFile): a
+// reader never finds a partial manifest. If path already holds exactly data
+// it is left untouched.
 func WriteFile(path string, data []byte) error {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
-		return nil
-	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("codeid: write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err == nil {
-		err = syncDir(dir)
-	}
-	if err != nil {
-		return fmt.Errorf("codeid: write %s: %w", path, err)
+	if err := atomicfile.WriteFile(path, data); err != nil {
+		return fmt.Errorf("codeid: %w", err)
 	}
 	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

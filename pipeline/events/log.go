@@ -17,6 +17,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
+	"zorepro/pipeline/atomicfile"
 	"zorepro/pipeline/crashpoint"
 	"zorepro/pipeline/task"
 )
@@ -149,7 +150,7 @@ func createIfMissing(path string, timeout time.Duration) error {
 		}
 	}
 	if err == nil {
-		err = syncDir(dir)
+		err = atomicfile.SyncDir(dir)
 	}
 	if err != nil {
 		return fmt.Errorf("events: create %s: %w", path, err)
@@ -536,17 +537,4 @@ func putJSON(b *bolt.Bucket, key string, v any) error {
 		return err
 	}
 	return b.Put([]byte(key), val)
-}
-
-// syncDir fsyncs a directory so that a link into it is durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

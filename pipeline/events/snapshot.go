@@ -3,7 +3,8 @@ package events
 import (
 	"fmt"
 	"os"
-	"path/filepath"
+
+	"zorepro/pipeline/atomicfile"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -20,30 +21,14 @@ func SnapshotPath(path string) string { return path + ".snapshot" }
 // other processes read the snapshot instead (OpenSnapshot).
 func (l *Log) Snapshot() error {
 	dst := SnapshotPath(l.path)
-	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".new-*")
-	if err != nil {
-		return fmt.Errorf("events: snapshot %s: %w", dst, err)
-	}
-	tmp := f.Name()
-	err = l.view(func(tx *bolt.Tx) error {
-		_, err := tx.WriteTo(f)
-		return err
+	err := atomicfile.Write(dst, func(f *os.File) error {
+		return l.view(func(tx *bolt.Tx) error {
+			_, err := tx.WriteTo(f)
+			return err
+		})
 	})
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, dst)
-	}
 	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("events: snapshot %s: %w", dst, err)
+		return fmt.Errorf("events: snapshot: %w", err)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"zorepro/pipeline/atomicfile"
 	"zorepro/pipeline/crashpoint"
 )
 
@@ -141,7 +142,7 @@ func (s *Store) publish(p string, data []byte) (err error) {
 		return err
 	}
 	crashpoint.Hit("store.after-rename")
-	return syncDir(dir)
+	return atomicfile.SyncDir(dir)
 }
 
 // Get returns the content of id. A missing entry is ErrNotFound; a corrupt
@@ -244,17 +245,4 @@ func (s *Store) Walk(fn func(id ID, size int64) error) error {
 		}
 	}
 	return nil
-}
-
-// syncDir fsyncs a directory so that a rename into it is durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

@@ -1,0 +1,72 @@
+package atomicfile
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// TempPrefix starts the name of every temporary file WriteFile and Write
+// create, so that leftovers of a killed writer can be found and removed.
+const TempPrefix = ".tmp-"
+
+// WriteFile publishes data at path (mode 0644); path's directory must
+// exist. If path already holds exactly data it is left untouched. Errors
+// name the path.
+func WriteFile(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	return Write(path, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// Write publishes at path (mode 0644) what fill writes into a temporary
+// file in path's directory, which must exist. On error nothing is left at
+// path by this call and the temporary file is removed. Errors name the
+// path.
+func Write(path string, fill func(f *os.File) error) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, TempPrefix+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	err = fill(f)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err == nil {
+		err = SyncDir(dir)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// SyncDir fsyncs a directory, so that a rename or link into it is durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
