@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"zorepro/pipeline/atomicfile"
 	"zorepro/pipeline/crashpoint"
 	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
@@ -122,18 +123,18 @@ func (e *Engine) Run(ctx context.Context) (*Result, error) {
 		res.Errors["figures"] = err.Error()
 		res.Failed = append(res.Failed, "figures")
 	}
-	state := "finished"
+	state := events.RunFinished
 	var runErr error
 	switch {
 	case r.writeError() != nil:
-		state = "interrupted"
+		state = events.RunInterrupted
 	case len(res.Interrupted) > 0 || ctx.Err() != nil:
-		state, runErr = "interrupted", ErrInterrupted
+		state, runErr = events.RunInterrupted, ErrInterrupted
 	case len(res.Failed) > 0:
-		state, runErr = "failed", ErrTaskFailed
+		state, runErr = events.RunFailed, ErrTaskFailed
 	}
 	sum, _ := json.Marshal(map[string]int{"executed": len(res.Executed), "cached": len(res.Cached), "failed": len(res.Failed), "skipped": len(res.Skipped), "interrupted": len(res.Interrupted)})
-	w.Append(events.Event{Type: "run", Run: run, State: state, Time: time.Now().UnixNano(), Data: sum})
+	w.Append(events.Event{Type: events.TypeRun, Run: run, State: state, Time: time.Now().UnixNano(), Data: sum})
 	cerr := w.Close()
 	stopSnapshots()
 	if err := r.writeError(); err != nil {
@@ -219,127 +220,166 @@ func (r *runner) writeError() error {
 	return nil
 }
 
-func (r *runner) loop() *Result {
-	tasks := r.e.Plan.Tasks
-	res := &Result{Figures: map[string]FigureFile{}, Errors: map[string]string{}}
-	down := make([][]*dag.Task, len(tasks))
-	waiting := make([]int, len(tasks))
+// graph is the loop's view of the plan: for every task, its downstream
+// tasks, how many of its dependencies it still waits for, and the ready
+// queue. Only the loop goroutine touches it.
+type graph struct {
+	tasks   []*dag.Task
+	byPath  map[string]*dag.Task
+	down    [][]*dag.Task
+	waiting []int
+	ready   []*dag.Task // sorted by index
+	retried []bool      // a damaged input has been recomputed once
+}
+
+func newGraph(tasks []*dag.Task) *graph {
+	g := &graph{
+		tasks: tasks, byPath: map[string]*dag.Task{},
+		down: make([][]*dag.Task, len(tasks)), waiting: make([]int, len(tasks)), retried: make([]bool, len(tasks)),
+	}
 	for _, t := range tasks {
-		waiting[t.Index] = len(t.Deps)
+		g.byPath[t.Path] = t
+		g.waiting[t.Index] = len(t.Deps)
 		for _, d := range t.Deps {
-			down[d.Index] = append(down[d.Index], t)
+			g.down[d.Index] = append(g.down[d.Index], t)
 		}
-	}
-	var ready []*dag.Task // sorted by index
-	push := func(t *dag.Task) {
-		i := sort.Search(len(ready), func(i int) bool { return ready[i].Index > t.Index })
-		ready = append(ready, nil)
-		copy(ready[i+1:], ready[i:])
-		ready[i] = t
 	}
 	for _, t := range tasks {
-		if waiting[t.Index] == 0 {
-			push(t)
+		if g.waiting[t.Index] == 0 {
+			g.push(t)
 		}
 	}
-	var skip func(t *dag.Task, cause string)
-	skip = func(t *dag.Task, cause string) {
-		for _, d := range down[t.Index] {
-			if r.state[d.Index] == pending {
-				r.state[d.Index] = skipped
-				r.w.Append(events.Event{Type: "state", Run: r.run, Task: d.Path, State: "skipped", Time: time.Now().UnixNano(), Error: "upstream " + cause + " failed"})
-				r.prog.event("skipped", d.Path, nil)
-				skip(d, cause)
-			}
-		}
-	}
-	byPath := map[string]*dag.Task{}
-	for _, t := range tasks {
-		byPath[t.Path] = t
-	}
-	retried := make([]bool, len(tasks))
-	// redo recomputes up, whose output t found damaged, and re-arms t (and
-	// every other pending downstream of up) to wait for it again. Once per
-	// task: a second failure is final.
-	redo := func(t *dag.Task, upPath string) bool {
-		up := byPath[upPath]
-		if up == nil || retried[t.Index] {
-			return false
-		}
-		switch r.state[up.Index] {
-		case done, cached:
-			r.state[up.Index] = pending
-			delete(r.outputs, up.Path)
-			for _, d := range down[up.Index] {
-				if d != t && r.state[d.Index] == pending {
-					waiting[d.Index]++
-				}
-			}
-			push(up)
-			r.prog.logf("%s: the output of %s is damaged in the store; recomputing it", t.Path, up.Path)
-		case pending, running: // already being recomputed for another task
-		default:
-			return false
-		}
-		retried[t.Index] = true
-		waiting[t.Index]++
-		r.state[t.Index] = pending
-		return true
-	}
+	return g
+}
+
+// push adds t to the ready queue in index order.
+func (g *graph) push(t *dag.Task) {
+	i := sort.Search(len(g.ready), func(i int) bool { return g.ready[i].Index > t.Index })
+	g.ready = append(g.ready, nil)
+	copy(g.ready[i+1:], g.ready[i:])
+	g.ready[i] = t
+}
+
+// pop removes and returns the ready task of lowest index.
+func (g *graph) pop() *dag.Task {
+	t := g.ready[0]
+	g.ready = g.ready[1:]
+	return t
+}
+
+func (r *runner) loop() *Result {
+	g := newGraph(r.e.Plan.Tasks)
+	res := &Result{Figures: map[string]FigureFile{}, Errors: map[string]string{}}
 	inflight := 0
 	stopping := false
 	for {
 		if r.ctx.Err() != nil {
 			stopping = true
 		}
-		if inflight == 0 && (len(ready) == 0 || stopping) {
+		if inflight == 0 && (len(g.ready) == 0 || stopping) {
 			break
 		}
 		var acquire chan<- struct{}
-		if len(ready) > 0 && !stopping {
+		if len(g.ready) > 0 && !stopping {
 			acquire = r.tokens
 		}
 		select {
 		case acquire <- struct{}{}:
-			t := ready[0]
-			ready = ready[1:]
-			r.state[t.Index] = running
-			deps := map[string]string{}
-			for _, d := range t.Deps {
-				deps[d.Path] = r.outputs[d.Path]
-			}
+			r.start(g.pop())
 			inflight++
-			r.prog.event("start", t.Path, nil)
-			go func() { r.results <- r.execute(t, deps) }()
 		case o := <-r.results:
 			<-r.tokens
 			inflight--
-			r.state[o.t.Index] = o.status
-			switch o.status {
-			case done, cached:
-				r.outputs[o.t.Path] = o.output
-				for _, d := range down[o.t.Index] {
-					waiting[d.Index]--
-					if waiting[d.Index] == 0 && r.state[d.Index] == pending {
-						push(d)
-					}
-				}
-			case failed:
-				if o.damaged != "" && r.writeError() == nil && redo(o.t, o.damaged) {
-					continue
-				}
-				res.Errors[o.t.Path] = o.err.Error()
-				if r.writeError() == nil { // else the run stops: descendants stay pending
-					skip(o.t, o.t.Path)
-				}
-			case interrupted:
-			}
-			r.prog.event(o.status.String(), o.t.Path, o.err)
+			r.finish(g, o, res)
 		case <-r.ctx.Done():
 			stopping = true
 		}
 	}
-	for _, t := range tasks {
+	return r.result(res)
+}
+
+// start runs t on a worker goroutine, which reports its outcome on
+// r.results.
+func (r *runner) start(t *dag.Task) {
+	r.state[t.Index] = running
+	deps := map[string]string{}
+	for _, d := range t.Deps {
+		deps[d.Path] = r.outputs[d.Path]
+	}
+	r.prog.event("start", t.Path, nil)
+	go func() { r.results <- r.execute(t, deps) }()
+}
+
+// finish records a task's outcome: a finished task releases its
+// downstream tasks; a failed one skips them, unless it found an upstream
+// output damaged, in which case that upstream reruns first (redo).
+func (r *runner) finish(g *graph, o outcome, res *Result) {
+	r.state[o.t.Index] = o.status
+	switch o.status {
+	case done, cached:
+		r.outputs[o.t.Path] = o.output
+		for _, d := range g.down[o.t.Index] {
+			g.waiting[d.Index]--
+			if g.waiting[d.Index] == 0 && r.state[d.Index] == pending {
+				g.push(d)
+			}
+		}
+	case failed:
+		if o.damaged != "" && r.writeError() == nil && r.redo(g, o.t, o.damaged) {
+			return
+		}
+		res.Errors[o.t.Path] = o.err.Error()
+		if r.writeError() == nil { // else the run stops: descendants stay pending
+			r.skip(g, o.t, o.t.Path)
+		}
+	}
+	r.prog.event(o.status.String(), o.t.Path, o.err)
+}
+
+// skip marks every pending descendant of t skipped, because cause failed.
+func (r *runner) skip(g *graph, t *dag.Task, cause string) {
+	for _, d := range g.down[t.Index] {
+		if r.state[d.Index] == pending {
+			r.state[d.Index] = skipped
+			r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: d.Path, State: events.StateSkipped, Time: time.Now().UnixNano(), Error: "upstream " + cause + " failed"})
+			r.prog.event("skipped", d.Path, nil)
+			r.skip(g, d, cause)
+		}
+	}
+}
+
+// redo recomputes the task at upPath, whose output t found damaged, and
+// re-arms t (and every other pending downstream of it) to wait for it
+// again. Once per task: a second failure is final.
+func (r *runner) redo(g *graph, t *dag.Task, upPath string) bool {
+	up := g.byPath[upPath]
+	if up == nil || g.retried[t.Index] {
+		return false
+	}
+	switch r.state[up.Index] {
+	case done, cached:
+		r.state[up.Index] = pending
+		delete(r.outputs, up.Path)
+		for _, d := range g.down[up.Index] {
+			if d != t && r.state[d.Index] == pending {
+				g.waiting[d.Index]++
+			}
+		}
+		g.push(up)
+		r.prog.logf("%s: the output of %s is damaged in the store; recomputing it", t.Path, up.Path)
+	case pending, running: // already being recomputed for another task
+	default:
+		return false
+	}
+	g.retried[t.Index] = true
+	g.waiting[t.Index]++
+	r.state[t.Index] = pending
+	return true
+}
+
+// result lists every task by its final state, in plan order.
+func (r *runner) result(res *Result) *Result {
+	for _, t := range r.e.Plan.Tasks {
 		switch r.state[t.Index] {
 		case done:
 			res.Executed = append(res.Executed, t.Path)
@@ -371,20 +411,20 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 	defer func() {
 		if p := recover(); p != nil {
 			o.status, o.err = failed, fmt.Errorf("%s: panic: %v", t.Path, p)
-			r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "failed", Time: time.Now().UnixNano(), Error: o.err.Error()})
+			r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateFailed, Time: time.Now().UnixNano(), Error: o.err.Error()})
 		}
 	}()
 	lines, err := Transcript(t, r.e.Code, r.e.Platform, deps)
 	if err != nil {
 		o.status, o.err = failed, err
-		r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "failed", Time: time.Now().UnixNano(), Error: err.Error()})
+		r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateFailed, Time: time.Now().UnixNano(), Error: err.Error()})
 		return o
 	}
 	act := Action(lines)
 	if !r.e.Opt.Force {
 		if rec, ok, err := r.e.Events.Action(act.String()); err == nil && ok {
 			if verr := r.e.verifyOutput(rec.Output); verr == nil {
-				r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "cached", Action: act.String(), Output: rec.Output, Time: time.Now().UnixNano()})
+				r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateCached, Action: act.String(), Output: rec.Output, Time: time.Now().UnixNano()})
 				o.status, o.output = cached, rec.Output
 				return o
 			} else {
@@ -392,9 +432,9 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 			}
 		}
 	}
-	r.w.Append(events.Event{Type: "transcript", Run: r.run, Task: t.Path, Action: act.String(), Transcript: strings.Join(lines, "\n")})
-	r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "started", Action: act.String(), Time: time.Now().UnixNano()})
-	env, err := newEnv(r, t, act, deps)
+	r.w.Append(events.Event{Type: events.TypeTranscript, Run: r.run, Task: t.Path, Action: act.String(), Transcript: strings.Join(lines, "\n")})
+	r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateStarted, Action: act.String(), Time: time.Now().UnixNano()})
+	env, err := newTaskEnv(r, t, act, deps)
 	if err == nil {
 		err = t.Runner.Run(r.ctx, env)
 	}
@@ -405,13 +445,13 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 		out, err = env.publish()
 		if err == nil {
 			crashpoint.Hit("engine.published")
-			r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "done", Action: act.String(), Output: out, Time: time.Now().UnixNano()})
+			r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateDone, Action: act.String(), Output: out, Time: time.Now().UnixNano()})
 			o.status, o.output = done, out
 			return o
 		}
 	}
 	if r.ctx.Err() != nil && errors.Is(err, r.ctx.Err()) {
-		r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "interrupted", Action: act.String(), Time: time.Now().UnixNano()})
+		r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateInterrupted, Action: act.String(), Time: time.Now().UnixNano()})
 		o.status, o.err = interrupted, err
 		return o
 	}
@@ -419,7 +459,7 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 	if env != nil {
 		o.damaged = env.damagedInput()
 	}
-	r.w.Append(events.Event{Type: "state", Run: r.run, Task: t.Path, State: "failed", Action: act.String(), Time: time.Now().UnixNano(), Error: err.Error()})
+	r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateFailed, Action: act.String(), Time: time.Now().UnixNano(), Error: err.Error()})
 	return o
 }
 
@@ -466,9 +506,12 @@ func (e *Engine) exportFigures(res *Result, outputs map[string]string) error {
 	}
 	// Temp files of an export that was killed (a run holds the log's lock,
 	// so no other export is writing here now).
-	stale, _ := filepath.Glob(filepath.Join(e.Opt.FiguresDir, ".tmp-*"))
+	stale, _ := filepath.Glob(filepath.Join(e.Opt.FiguresDir, atomicfile.TempPrefix+"*"))
 	for _, f := range stale {
 		os.Remove(f)
+	}
+	if err := os.MkdirAll(e.Opt.FiguresDir, 0o755); err != nil {
+		return fmt.Errorf("export: %w", err)
 	}
 	var errs []error
 	for _, t := range e.Plan.Tasks {
@@ -493,7 +536,7 @@ func (e *Engine) exportFigures(res *Result, outputs map[string]string) error {
 				continue
 			}
 			path := filepath.Join(e.Opt.FiguresDir, en.Name)
-			if err := writeFileAtomic(path, data); err != nil {
+			if err := atomicfile.WriteFile(path, data); err != nil {
 				errs = append(errs, err)
 				continue
 			}
@@ -501,33 +544,4 @@ func (e *Engine) exportFigures(res *Result, outputs map[string]string) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	if old, err := os.ReadFile(path); err == nil && string(old) == string(data) {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("export %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("export %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("export %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("export %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("export %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("export %s: %w", path, err)
-	}
-	return nil
 }

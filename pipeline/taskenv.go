@@ -19,8 +19,9 @@ import (
 	"zorepro/pipeline/task"
 )
 
-// env is the task.Env of one running task.
-type env struct {
+// taskEnv is the task.Env of one running task: what the task sees of the
+// engine (inputs, streams, outputs, events, checkpoints, the worker pool).
+type taskEnv struct {
 	r       *runner
 	t       *dag.Task
 	act     ActionID
@@ -44,7 +45,7 @@ func damaged(err error) bool {
 
 // damagedInput returns the upstream task whose output this task found
 // missing or corrupt, or "".
-func (e *env) damagedInput() string {
+func (e *taskEnv) damagedInput() string {
 	if p := e.damaged.Load(); p != nil {
 		return *p
 	}
@@ -61,10 +62,10 @@ const (
 	iterFlushAge = time.Second
 )
 
-var _ task.Env = (*env)(nil)
+var _ task.Env = (*taskEnv)(nil)
 
-func newEnv(r *runner, t *dag.Task, act ActionID, deps map[string]string) (*env, error) {
-	e := &env{r: r, t: t, act: act, inputs: map[string][]task.Input{}, streams: &stream.Log{}, outputs: map[string]entry{}, lastCkpt: time.Now(), itersAt: time.Now()}
+func newTaskEnv(r *runner, t *dag.Task, act ActionID, deps map[string]string) (*taskEnv, error) {
+	e := &taskEnv{r: r, t: t, act: act, inputs: map[string][]task.Input{}, streams: &stream.Log{}, outputs: map[string]entry{}, lastCkpt: time.Now(), itersAt: time.Now()}
 	for slot, ups := range t.Inputs {
 		for _, up := range ups {
 			es, err := r.e.readOutputs(deps[up.Path])
@@ -84,13 +85,13 @@ func newEnv(r *runner, t *dag.Task, act ActionID, deps map[string]string) (*env,
 	return e, nil
 }
 
-func (e *env) Path() string                    { return e.t.Path }
-func (e *env) Coords() []task.Coord            { return e.t.Coords }
-func (e *env) Seed() (uint64, bool)            { return e.t.Seed, e.t.HasSeed }
-func (e *env) Streams() stream.Source          { return stream.New(e.t.Seed, e.t.Path, e.streams) }
-func (e *env) Inputs(slot string) []task.Input { return e.inputs[slot] }
+func (e *taskEnv) Path() string                    { return e.t.Path }
+func (e *taskEnv) Coords() []task.Coord            { return e.t.Coords }
+func (e *taskEnv) Seed() (uint64, bool)            { return e.t.Seed, e.t.HasSeed }
+func (e *taskEnv) Streams() stream.Source          { return stream.New(e.t.Seed, e.t.Path, e.streams) }
+func (e *taskEnv) Inputs(slot string) []task.Input { return e.inputs[slot] }
 
-func (e *env) Output(name string, data []byte) error {
+func (e *taskEnv) Output(name string, data []byte) error {
 	if !validOutputName(name) {
 		return fmt.Errorf("output %q: a name must be non-empty and without white space", name)
 	}
@@ -108,7 +109,7 @@ func (e *env) Output(name string, data []byte) error {
 	return nil
 }
 
-func (e *env) publish() (string, error) {
+func (e *taskEnv) publish() (string, error) {
 	e.mu.Lock()
 	es := make([]entry, 0, len(e.outputs))
 	for _, en := range e.outputs {
@@ -123,7 +124,7 @@ func (e *env) publish() (string, error) {
 	return id.String(), nil
 }
 
-func (e *env) Iteration(it task.Iter) {
+func (e *taskEnv) Iteration(it task.Iter) {
 	ev := it
 	ev.Metrics = slices.Clone(it.Metrics) // the caller may reuse its slice
 	e.mu.Lock()
@@ -140,31 +141,31 @@ func (e *env) Iteration(it task.Iter) {
 	}
 }
 
-func (e *env) flushItersLocked() {
+func (e *taskEnv) flushItersLocked() {
 	if len(e.iters) > 0 {
-		e.r.w.Append(events.Event{Type: "iter", Run: e.r.run, Task: e.t.Path, Iters: e.iters})
+		e.r.w.Append(events.Event{Type: events.TypeIter, Run: e.r.run, Task: e.t.Path, Iters: e.iters})
 		e.iters = nil
 	}
 	e.itersAt = time.Now()
 }
 
 // flushIters hands buffered iterations to the writer.
-func (e *env) flushIters() {
+func (e *taskEnv) flushIters() {
 	e.mu.Lock()
 	e.flushItersLocked()
 	e.mu.Unlock()
 }
 
-func (e *env) Note(kind string, v any) {
+func (e *taskEnv) Note(kind string, v any) {
 	val, err := json.Marshal(v)
 	if err != nil {
 		val, _ = json.Marshal(fmt.Sprint(v))
 	}
 	data, _ := json.Marshal(task.NoteData{Kind: kind, Value: val})
-	e.r.w.Append(events.Event{Type: "note", Run: e.r.run, Task: e.t.Path, Data: data})
+	e.r.w.Append(events.Event{Type: events.TypeNote, Run: e.r.run, Task: e.t.Path, Data: data})
 }
 
-func (e *env) Resume() ([]byte, int64, bool, error) {
+func (e *taskEnv) Resume() ([]byte, int64, bool, error) {
 	rec, ok, err := e.r.e.Events.Checkpoint(e.act.String())
 	if err != nil || !ok {
 		return nil, 0, false, err
@@ -179,17 +180,17 @@ func (e *env) Resume() ([]byte, int64, bool, error) {
 		return nil, 0, false, nil
 	}
 	data, _ := json.Marshal(map[string]any{"from_run": rec.Run, "iteration": rec.Iteration, "checkpoint": rec.Content})
-	e.r.w.Append(events.Event{Type: "state", Run: e.r.run, Task: e.t.Path, State: "resumed", Action: e.act.String(), Time: time.Now().UnixNano(), Data: data})
+	e.r.w.Append(events.Event{Type: events.TypeState, Run: e.r.run, Task: e.t.Path, State: events.StateResumed, Action: e.act.String(), Time: time.Now().UnixNano(), Data: data})
 	return state, rec.Iteration, true, nil
 }
 
-func (e *env) CheckpointDue() bool {
+func (e *taskEnv) CheckpointDue() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return time.Since(e.lastCkpt) >= e.r.e.Opt.CheckpointInterval
 }
 
-func (e *env) Checkpoint(state []byte, iteration int64) error {
+func (e *taskEnv) Checkpoint(state []byte, iteration int64) error {
 	id, err := e.r.e.Store.Put(state)
 	if err != nil {
 		e.r.writeFailed(err)
@@ -197,7 +198,7 @@ func (e *env) Checkpoint(state []byte, iteration int64) error {
 	}
 	crashpoint.Hit("engine.checkpoint")
 	e.flushIters()
-	e.r.w.Append(events.Event{Type: "checkpoint", Run: e.r.run, Task: e.t.Path, Action: e.act.String(), Checkpoint: &events.Checkpoint{Content: id.String(), Iteration: iteration}, Time: time.Now().UnixNano()})
+	e.r.w.Append(events.Event{Type: events.TypeCheckpoint, Run: e.r.run, Task: e.t.Path, Action: e.act.String(), Checkpoint: &events.Checkpoint{Content: id.String(), Iteration: iteration}, Time: time.Now().UnixNano()})
 	e.mu.Lock()
 	e.lastCkpt = time.Now()
 	e.mu.Unlock()
@@ -206,7 +207,7 @@ func (e *env) Checkpoint(state []byte, iteration int64) error {
 
 // Parallel runs fn(0..n-1): the calling goroutine works through the
 // indices, and helpers join as worker tokens become free.
-func (e *env) Parallel(ctx context.Context, n int, fn func(i int) error) error {
+func (e *taskEnv) Parallel(ctx context.Context, n int, fn func(i int) error) error {
 	if n <= 0 {
 		return nil
 	}
@@ -249,19 +250,19 @@ func (e *env) Parallel(ctx context.Context, n int, fn func(i int) error) error {
 	return nil
 }
 
-func (e *env) Progress(done, total int64) { e.r.prog.task(e.t.Path, done, total) }
+func (e *taskEnv) Progress(done, total int64) { e.r.prog.task(e.t.Path, done, total) }
 
-func (e *env) Logf(format string, args ...any) {
+func (e *taskEnv) Logf(format string, args ...any) {
 	e.r.prog.logf("%s: %s", e.t.Path, fmt.Sprintf(format, args...))
 }
 
-func (e *env) recordStreams() {
+func (e *taskEnv) recordStreams() {
 	fams := e.streams.Families()
 	if len(fams) == 0 {
 		return
 	}
 	data, _ := json.Marshal(map[string]any{"derivation": stream.Derivation, "families": fams})
-	e.r.w.Append(events.Event{Type: "streams", Run: e.r.run, Task: e.t.Path, Action: e.act.String(), Data: data})
+	e.r.w.Append(events.Event{Type: events.TypeStreams, Run: e.r.run, Task: e.t.Path, Action: e.act.String(), Data: data})
 }
 
 // input is one upstream task's outputs.
