@@ -118,51 +118,85 @@ func textStyle(size vg.Length, xa draw.XAlignment, ya draw.YAlignment) text.Styl
 
 // newFigure validates spec and curves and computes the layout.
 func newFigure(spec Spec, curves []Curve) (*figure, error) {
-	var errs []error
-	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrBadSpec}, args...)...))
+	v := &specCheck{}
+	v.size(spec)
+	f := &figure{spec: spec}
+	panelIdx := v.panels(f)
+	styleIdx := v.styles(spec)
+	v.assign(f, curves, panelIdx, styleIdx)
+	v.inset(f, panelIdx)
+	if len(v.errs) > 0 {
+		return nil, errors.Join(v.errs...)
 	}
+	if err := f.layout(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
 
+// specCheck collects every problem of a Spec and its curves, in the order
+// they are found.
+type specCheck struct{ errs []error }
+
+func (v *specCheck) bad(format string, args ...any) {
+	v.errs = append(v.errs, fmt.Errorf("%w: "+format, append([]any{ErrBadSpec}, args...)...))
+}
+
+// size checks the panel count, the caption and the figure's size.
+func (v *specCheck) size(spec Spec) {
 	if len(spec.Panels) == 0 {
-		bad("no panels")
+		v.bad("no panels")
 	}
 	if strings.TrimSpace(spec.Caption) == "" {
-		bad("empty caption (it must state what the band is, see Band.Caption)")
+		v.bad("empty caption (it must state what the band is, see Band.Caption)")
 	}
 	if spec.Width < 0 || spec.Height < 0 {
-		bad("negative size %v x %v", spec.Width, spec.Height)
+		v.bad("negative size %v x %v", spec.Width, spec.Height)
 	}
 	if n := len(spec.Panels); spec.Width > 0 && n > 0 && (spec.Width-2*margin)/vg.Length(n) < minPanelW {
-		bad("width %v leaves less than %v per panel", spec.Width, minPanelW)
+		v.bad("width %v leaves less than %v per panel", spec.Width, minPanelW)
 	}
+}
 
-	panelIdx := map[string]int{} // lookup only
-	f := &figure{spec: spec}
-	f.panels = make([]panelData, len(spec.Panels)) // f.panels[i] is spec.Panels[i]
-	for i, p := range spec.Panels {
+// panels sets up f.panels (f.panels[i] is spec.Panels[i]), checks their
+// keys and limits, and returns the panel of each key (lookup only).
+func (v *specCheck) panels(f *figure) map[string]int {
+	panelIdx := map[string]int{}
+	f.panels = make([]panelData, len(f.spec.Panels))
+	for i, p := range f.spec.Panels {
 		f.panels[i].spec = p
 		if _, dup := panelIdx[p.Key]; dup {
-			bad("duplicate panel key %q", p.Key)
+			v.bad("duplicate panel key %q", p.Key)
 			continue
 		}
 		panelIdx[p.Key] = i
-		checkLimits(bad, p.Key, "x", p.LogX, p.XMin, p.XMax)
-		checkLimits(bad, p.Key, "y", p.LogY, p.YMin, p.YMax)
+		checkLimits(v.bad, p.Key, "x", p.LogX, p.XMin, p.XMax)
+		checkLimits(v.bad, p.Key, "y", p.LogY, p.YMin, p.YMax)
 	}
+	return panelIdx
+}
 
-	styleIdx := map[string]int{} // lookup only
+// styles checks the curve styles and returns the style of each curve key
+// (lookup only).
+func (v *specCheck) styles(spec Spec) map[string]int {
+	styleIdx := map[string]int{}
 	for i, s := range spec.Curves {
 		if _, dup := styleIdx[s.Key]; dup {
-			bad("duplicate curve key %q", s.Key)
+			v.bad("duplicate curve key %q", s.Key)
 			continue
 		}
 		if s.Color == nil {
-			bad("curve %q has no colour", s.Key)
+			v.bad("curve %q has no colour", s.Key)
 		}
 		styleIdx[s.Key] = i
 	}
+	return styleIdx
+}
 
-	// Match curves to panels and styles; draw them in Spec.Curves order.
+// assign matches curves to panels and styles, draws them in Spec.Curves
+// order and lists the styles used in the legend.
+func (v *specCheck) assign(f *figure, curves []Curve, panelIdx, styleIdx map[string]int) {
+	spec := f.spec
 	type pc struct{ panel, curve string }
 	seen := map[pc]bool{} // lookup only
 	perPanel := make([][]styledCurve, len(spec.Panels))
@@ -172,16 +206,16 @@ func newFigure(spec Spec, curves []Curve) (*figure, error) {
 		si, okS := styleIdx[c.Curve]
 		switch {
 		case !okP:
-			bad("curve %q: unknown panel %q", c.Curve, c.Panel)
+			v.bad("curve %q: unknown panel %q", c.Curve, c.Panel)
 			continue
 		case !okS:
-			bad("panel %q: curve %q has no CurveStyle", c.Panel, c.Curve)
+			v.bad("panel %q: curve %q has no CurveStyle", c.Panel, c.Curve)
 			continue
 		case seen[pc{c.Panel, c.Curve}]:
-			bad("panel %q: curve %q given twice", c.Panel, c.Curve)
+			v.bad("panel %q: curve %q given twice", c.Panel, c.Curve)
 			continue
 		case len(c.Mean) != len(c.X) || len(c.Lo) != len(c.X) || len(c.Hi) != len(c.X):
-			bad("panel %q curve %q: len(X, Mean, Lo, Hi) = %d, %d, %d, %d",
+			v.bad("panel %q curve %q: len(X, Mean, Lo, Hi) = %d, %d, %d, %d",
 				c.Panel, c.Curve, len(c.X), len(c.Mean), len(c.Lo), len(c.Hi))
 			continue
 		}
@@ -195,7 +229,7 @@ func newFigure(spec Spec, curves []Curve) (*figure, error) {
 		}
 		cs := perPanel[i]
 		if len(cs) == 0 {
-			bad("panel %q has no curves", f.panels[i].spec.Key)
+			v.bad("panel %q has no curves", f.panels[i].spec.Key)
 		}
 		// Style keys are unique within a panel (checked above), so this
 		// order is total.
@@ -209,50 +243,53 @@ func newFigure(spec Spec, curves []Curve) (*figure, error) {
 			f.legend = append(f.legend, s)
 		}
 	}
+}
 
-	if spec.Inset != nil {
-		in := new(InsetSpec)
-		*in = *spec.Inset
-		if in.Panel != "" {
-			if _, ok := panelIdx[in.Panel]; !ok {
-				bad("inset: unknown panel %q", in.Panel)
-			}
-		}
-		if !(in.XMin < in.XMax) || !finite(in.XMin) || !finite(in.XMax) {
-			bad("inset: x limits [%s, %s] are not finite and increasing", task.FormatFloat(in.XMin), task.FormatFloat(in.XMax))
-		}
-		if !(in.YMin < in.YMax) || !finite(in.YMin) || !finite(in.YMax) {
-			bad("inset: y limits [%s, %s] are not finite and increasing", task.FormatFloat(in.YMin), task.FormatFloat(in.YMax))
-		}
-		if !(in.Width >= 0 && in.Width <= 1) || !(in.Height >= 0 && in.Height <= 1) {
-			bad("inset: size fractions %s x %s not in (0, 1] (0 means the default)", task.FormatFloat(in.Width), task.FormatFloat(in.Height))
-		}
-		for i := range f.panels {
-			p := f.panels[i].spec
-			if in.Panel != "" && in.Panel != p.Key {
-				continue
-			}
-			f.panels[i].inset = in
-			if p.LogX && !(in.XMin > 0) {
-				bad("inset on log-x panel %q: x limits must be positive", p.Key)
-			}
-			if p.LogY && !(in.YMin > 0) {
-				bad("inset on log-y panel %q: y limits must be positive", p.Key)
-			}
+// inset checks the inset and attaches it to its panel (or every panel).
+func (v *specCheck) inset(f *figure, panelIdx map[string]int) {
+	if f.spec.Inset == nil {
+		return
+	}
+	in := new(InsetSpec)
+	*in = *f.spec.Inset
+	if in.Panel != "" {
+		if _, ok := panelIdx[in.Panel]; !ok {
+			v.bad("inset: unknown panel %q", in.Panel)
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if !(in.XMin < in.XMax) || !finite(in.XMin) || !finite(in.XMax) {
+		v.bad("inset: x limits [%s, %s] are not finite and increasing", task.FormatFloat(in.XMin), task.FormatFloat(in.XMax))
 	}
+	if !(in.YMin < in.YMax) || !finite(in.YMin) || !finite(in.YMax) {
+		v.bad("inset: y limits [%s, %s] are not finite and increasing", task.FormatFloat(in.YMin), task.FormatFloat(in.YMax))
+	}
+	if !(in.Width >= 0 && in.Width <= 1) || !(in.Height >= 0 && in.Height <= 1) {
+		v.bad("inset: size fractions %s x %s not in (0, 1] (0 means the default)", task.FormatFloat(in.Width), task.FormatFloat(in.Height))
+	}
+	for i := range f.panels {
+		p := f.panels[i].spec
+		if in.Panel != "" && in.Panel != p.Key {
+			continue
+		}
+		f.panels[i].inset = in
+		if p.LogX && !(in.XMin > 0) {
+			v.bad("inset on log-x panel %q: x limits must be positive", p.Key)
+		}
+		if p.LogY && !(in.YMin > 0) {
+			v.bad("inset on log-y panel %q: y limits must be positive", p.Key)
+		}
+	}
+}
 
-	// Horizontal layout.
+// layout sizes the figure: the width from the panels, the height from the
+// title, panels, legend and caption.
+func (f *figure) layout() error {
+	spec := f.spec
 	f.w = spec.Width
 	if f.w == 0 {
 		f.w = DefaultPanelWidth*vg.Length(len(spec.Panels)) + 2*margin
 	}
 	inner := f.w - 2*margin
-
-	// Vertical layout: title, panels, legend, caption.
 	if spec.Title != "" {
 		f.titleH = titleStyle.Height(spec.Title) + gap
 	}
@@ -265,10 +302,10 @@ func newFigure(spec Spec, curves []Curve) (*figure, error) {
 		f.h = fixed + DefaultPanelHeight
 	}
 	if f.h-fixed < minPanelH {
-		return nil, fmt.Errorf("%w: height %v leaves %v for the panels after title, legend and caption (need %v)",
+		return fmt.Errorf("%w: height %v leaves %v for the panels after title, legend and caption (need %v)",
 			ErrBadSpec, f.h, f.h-fixed, minPanelH)
 	}
-	return f, nil
+	return nil
 }
 
 func checkLimits(bad func(string, ...any), key, axis string, log bool, lo, hi *float64) {
