@@ -296,7 +296,7 @@ func (a *auditor) audit(c *Config, ref string, src *pipeline.FigureSource) (*aud
 				continue
 			}
 			if !plot.SameFloat(y, s.Y) {
-				pt.Problems = append(pt.Problems, fmt.Sprintf("seed %d: the event gives %s, the figure's -seeds.csv %s", s.Seed, fmtFloat(y), fmtFloat(s.Y)))
+				pt.Problems = append(pt.Problems, fmt.Sprintf("seed %d: the event gives %s, the figure's -seeds.csv %s", s.Seed, task.FormatFloat(y), task.FormatFloat(s.Y)))
 			}
 			ys = append(ys, y)
 			rep.Events++
@@ -362,7 +362,7 @@ func (a *auditor) trace(inputs map[[3]string][]pipeline.InputRef, r plot.Row, s 
 		}
 	}
 	if hit == nil {
-		return nil, 0, fmt.Errorf("seed %d: %s (run %d) recorded no event at %s = %s", s.Seed, in.Task, ev.Run, rep.X, fmtFloat(r.X))
+		return nil, 0, fmt.Errorf("seed %d: %s (run %d) recorded no event at %s = %s", s.Seed, in.Task, ev.Run, rep.X, task.FormatFloat(r.X))
 	}
 	y, ok := valueOf(*hit, rep.Y)
 	if !ok {
@@ -525,18 +525,18 @@ func printPoint(w io.Writer, rep *auditReport, pt auditPoint) {
 	if pt.Panel != "" {
 		where = "panel " + pt.Panel + ", " + where
 	}
-	fmt.Fprintf(w, "\npoint %s, %s = %s\n", where, rep.X, fmtFloat(pt.X))
-	fmt.Fprintf(w, "  plotted:    mean %s, band [%s, %s], n = %d\n", fmtFloat(pt.Plotted.Mean), fmtFloat(pt.Plotted.Lo), fmtFloat(pt.Plotted.Hi), pt.Plotted.N)
+	fmt.Fprintf(w, "\npoint %s, %s = %s\n", where, rep.X, task.FormatFloat(pt.X))
+	fmt.Fprintf(w, "  plotted:    mean %s, band [%s, %s], n = %d\n", task.FormatFloat(pt.Plotted.Mean), task.FormatFloat(pt.Plotted.Lo), task.FormatFloat(pt.Plotted.Hi), pt.Plotted.N)
 	verdict := "equal bit for bit"
 	if !pt.Equal {
 		verdict = "DIFFERENT"
 	}
-	fmt.Fprintf(w, "  recomputed: mean %s, band [%s, %s], n = %d from the events below: %s\n", fmtFloat(pt.Recomputed.Mean), fmtFloat(pt.Recomputed.Lo), fmtFloat(pt.Recomputed.Hi), pt.Recomputed.N, verdict)
+	fmt.Fprintf(w, "  recomputed: mean %s, band [%s, %s], n = %d from the events below: %s\n", task.FormatFloat(pt.Recomputed.Mean), task.FormatFloat(pt.Recomputed.Lo), task.FormatFloat(pt.Recomputed.Hi), pt.Recomputed.N, verdict)
 	for _, pr := range pt.Problems {
 		fmt.Fprintf(w, "  problem: %s\n", pr)
 	}
 	for _, s := range pt.Seeds {
-		fmt.Fprintf(w, "  seed %d: %s = %s\n", s.Seed, rep.Y, fmtFloat(s.Y))
+		fmt.Fprintf(w, "  seed %d: %s = %s\n", s.Seed, rep.Y, task.FormatFloat(s.Y))
 		printTask(w, "evaluate", s.Evaluate)
 		if s.Event != nil {
 			fmt.Fprintf(w, "      event: iteration %d, samples %d, params digest %016x%s\n", s.Event.Iteration, s.Event.Samples, s.Event.Digest, metricsText(s.Event.Metrics))
@@ -606,7 +606,7 @@ func printTask(w io.Writer, role string, t *taskInfo) {
 func metricsText(ms []task.Metric) string {
 	var b strings.Builder
 	for _, m := range ms {
-		fmt.Fprintf(&b, ", %s %s", m.Name, fmtFloat(m.Value))
+		fmt.Fprintf(&b, ", %s %s", m.Name, task.FormatFloat(m.Value))
 	}
 	return b.String()
 }

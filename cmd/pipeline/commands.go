@@ -17,6 +17,7 @@ import (
 	"zorepro/pipeline/codeid"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/store"
+	"zorepro/pipeline/task"
 )
 
 // codeIdentity is replaced in tests that run without a build manifest.
@@ -281,17 +282,17 @@ func cmdEvents(c *Config, stdout io.Writer) (int, error) {
 		return exitFailed, err
 	}
 	defer log.Close()
-	task := c.Args[0]
-	evs, err := log.Events(task)
+	taskPath := c.Args[0]
+	evs, err := log.Events(taskPath)
 	if err != nil {
 		return exitFailed, err
 	}
-	runs, err := log.IterRuns(task)
+	runs, err := log.IterRuns(taskPath)
 	if err != nil {
 		return exitFailed, err
 	}
 	if len(evs) == 0 && len(runs) == 0 {
-		return exitInvalid, fmt.Errorf("no events recorded for task %q", task)
+		return exitInvalid, fmt.Errorf("no events recorded for task %q", taskPath)
 	}
 	enc := json.NewEncoder(stdout)
 	for _, ev := range evs {
@@ -316,7 +317,7 @@ func cmdEvents(c *Config, stdout io.Writer) (int, error) {
 		fmt.Fprintln(stdout, line)
 	}
 	for _, run := range runs {
-		its, err := log.Iterations(task, run)
+		its, err := log.Iterations(taskPath, run)
 		if err != nil {
 			return exitFailed, err
 		}
@@ -329,7 +330,7 @@ func cmdEvents(c *Config, stdout io.Writer) (int, error) {
 			}
 			line := fmt.Sprintf("iter run %d it=%d samples=%d digest=%016x", run, it.Iteration, it.Samples, it.Digest)
 			for _, m := range it.Metrics {
-				line += fmt.Sprintf(" %s=%s", m.Name, fmtFloat(m.Value))
+				line += fmt.Sprintf(" %s=%s", m.Name, task.FormatFloat(m.Value))
 			}
 			fmt.Fprintln(stdout, line)
 		}
