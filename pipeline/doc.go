@@ -2,6 +2,19 @@
 // a content-addressed store (package store) and an event log (package
 // events), rerunning only what changed.
 //
+// Map of the engine floor (README.md's Architecture section has the whole
+// tree): this package holds the scheduler (engine.go), the task
+// environment a running task sees (taskenv.go), identity (identity.go) and
+// output manifests (manifest.go), and, for now, the provenance commands
+// built on them (provenance.go, reexec.go, verify.go, gc.go, estimate.go,
+// times.go, inspect.go). Sub-packages: dag (the dag file and its
+// expansion), task (the stage API and the one iteration record), stream
+// (named RNG streams), store (the content store), events (the bbolt log),
+// codeid (code identity), crashpoint (a test seam), and the leaves blob (the
+// binary encoding), trajectory (what a train task hands to evaluate) and
+// atomicfile (atomic publishing). Nothing here imports stages, algos or
+// envs.
+//
 // A task's identity (ActionID) is the xxhash of its transcript: sorted
 // "key value" lines naming the stage kind and its hand-bumped version, the
 // task path and seed, every resolved parameter, every input's *output* ID
