@@ -62,33 +62,26 @@ func TestSGDLinregResume(t *testing.T) {
 }
 
 // TestSGDMNISTStepMatchesManual: two Steps equal, bit for bit, the
-// composition of the documented pieces: indices from "batch"[it]
-// (rng.IntN), raw pixels, Forward in Train mode with "dropout"[it],
-// CrossEntropy, Backward, then buf = g (step 1) or 0.5·buf + g (step 2) and
-// θ −= lr·buf.
+// environment's cross-entropy gradient of "batch"[it] with the dropout of
+// "dropout"[it] (envs/mnist checks it against the network's pieces), then
+// buf = g (step 1) or 0.5·buf + g (step 2) and θ −= lr·buf; train_loss is
+// the batch loss before the step.
 func TestSGDMNISTStepMatchesManual(t *testing.T) {
 	in := mnisttest.TwoClasses(1, 50, 10)
 	src := stream.New(5488, "test/mnistsgd/manual", nil)
 	theta0 := lenet.NewParams(src.Rand("init"))
 	s := newSGD[*mnist.CrossEntropyLoss](t, sgd.Config{LR: 0.01, Momentum: 0.5, Batch: 5}, in, theta0, src)
-	theta, buf := slices.Clone(theta0), make([]float64, lenet.NumParams)
-	net := lenet.New(5)
+	loss, err := in.NewLoss(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta, buf, g := slices.Clone(theta0), make([]float64, lenet.NumParams), make([]float64, lenet.NumParams)
 	for it := int64(1); it <= 2; it++ {
 		st, err := s.Step(it)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rng := src.Rand("batch", uint64(it))
-		idx := make([]int, 5)
-		for i := range idx {
-			idx[i] = rng.IntN(50)
-		}
-		x, y := make([]float64, 5*mnist.Pixels), make([]int, 5)
-		in.TrainBatch(idx, x, y)
-		logits := net.Forward(theta, x, lenet.Train, src.Rand("dropout", uint64(it)))
-		dl, g := make([]float64, 5*lenet.Classes), make([]float64, lenet.NumParams)
-		loss := lenet.CrossEntropy(logits, y, dl)
-		net.Backward(dl, g)
+		l, _ := loss.Gradient(g, theta, src, it)
 		for j := range theta {
 			if it == 1 {
 				buf[j] = g[j]
@@ -97,8 +90,8 @@ func TestSGDMNISTStepMatchesManual(t *testing.T) {
 			}
 			theta[j] -= 0.01 * buf[j]
 		}
-		if st.Samples != 5 || len(st.Metrics) != 1 || st.Metrics[0].Name != "train_loss" || st.Metrics[0].Value != loss {
-			t.Errorf("iteration %d: stat %+v, want 5 samples and train_loss %v", it, st, loss)
+		if st.Samples != 5 || len(st.Metrics) != 1 || st.Metrics[0].Name != "train_loss" || st.Metrics[0].Value != l {
+			t.Errorf("iteration %d: stat %+v, want 5 samples and train_loss %v", it, st, l)
 		}
 		if !slices.Equal(s.Params(), theta) {
 			t.Fatalf("iteration %d: θ differs from the manual computation", it)

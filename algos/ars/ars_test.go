@@ -17,8 +17,7 @@ import (
 
 // lin is a fake linear problem: fixed examples x_k = [1, feats_k] with
 // labels y_k (examples reused cyclically), standardized as z = [1,
-// (x[1:]−μ)/s] and scored by −½(z·(w ± ν·Δ) − y)², as linear regression
-// scores them.
+// (x[1:]−μ)/s] and scored by the absolute error −|z·(w ± ν·Δ) − y|.
 type lin struct {
 	feats [][]float64
 	y     []float64
@@ -53,16 +52,14 @@ func (q *linQueries) Rewards(k int, w, dir []float64, nu float64, mu, s []float6
 	return rp, rm, nil
 }
 
-// linRewards is linear regression's reward pair, written out.
+// linRewards is the fake's reward pair: −|z·(w ± ν·Δ) − y|.
 func linRewards(w, dir, z []float64, y, nu float64) (float64, float64) {
 	var yp, ym float64
 	for j, zj := range z {
-		d := nu * dir[j]
-		yp += zj * (w[j] + d)
-		ym += zj * (w[j] - d)
+		yp += zj * (w[j] + nu*dir[j])
+		ym += zj * (w[j] - nu*dir[j])
 	}
-	ep, em := yp-y, ym-y
-	return -(ep * ep * 0.5), -(em * em * 0.5)
+	return -math.Abs(yp - y), -math.Abs(ym - y)
 }
 
 var _ Problem[*linQueries] = lin{}
