@@ -5,10 +5,9 @@
 // Map of the engine floor (README.md's Architecture section has the whole
 // tree): this package holds the scheduler (engine.go), the task
 // environment a running task sees (taskenv.go), identity (identity.go) and
-// output manifests (manifest.go), and, for now, the provenance commands
-// built on them (provenance.go, reexec.go, verify.go, gc.go, estimate.go,
-// times.go, inspect.go). Sub-packages: dag (the dag file and its
-// expansion), task (the stage API and the one iteration record), stream
+// output manifests (manifest.go). Package provenance reads back what runs
+// recorded (audit's productions, replay, verify, gc, dry-run estimates,
+// times). Sub-packages: dag (the dag file and its expansion), task (the stage API and the one iteration record), stream
 // (named RNG streams), store (the content store), events (the bbolt log),
 // codeid (code identity), crashpoint (a test seam), and the leaves blob (the
 // binary encoding), trajectory (what a train task hands to evaluate) and
@@ -52,13 +51,7 @@
 // is recomputed. A damaged input found while a run is under way makes the
 // run recompute its upstream task and retry the reader (once per task).
 //
-// Provenance: Produced finds, for an output, the action, the runs that
-// executed it (segments: a start and its resumes), its transcript, streams
-// and iteration events (each resume replacing what an earlier run recorded
-// past its checkpoint). Audit (cmd/pipeline), Replay and Verify build on it:
-// Reexecute runs a recorded action again from its recorded inputs into a
-// Scratch store and log, refusing with an IdentityError when code,
-// parameters or platform changed; Replay compares the recomputed iteration
-// events bit for bit, Verify the output IDs. GC removes store entries that
-// no recorded run references.
+// Provenance (package provenance) re-executes a recorded task through
+// RunOne, which runs one task as a run of its own, into a scratch store and
+// log.
 package pipeline

@@ -148,6 +148,64 @@ func (e *Engine) Run(ctx context.Context) (*Result, error) {
 	return res, runErr
 }
 
+// One is the outcome of RunOne.
+type One struct {
+	// Run is the run RunOne recorded.
+	Run uint64
+	// Output is the task's output ID when it finished.
+	Output string
+	// Stopped reports that the task stopped at RunOne's until.
+	Stopped bool
+	// Err is the task's own failure, if it failed.
+	Err error
+}
+
+// RunOne executes t alone, as a run of its own recorded with info, from
+// the given input outputs (task path → output ID, present in e.Store),
+// ignoring the action cache; until > 0 stops the task once it records that
+// iteration. Replay and verify re-execute recorded tasks with it. It
+// returns an error wrapping ErrInterrupted if ctx was cancelled, and the
+// log's error if the run could not be recorded.
+func (e *Engine) RunOne(ctx context.Context, t *dag.Task, deps map[string]string, until int64, info json.RawMessage) (*One, error) {
+	run, err := e.Events.BeginRun(info, time.Now().UnixNano())
+	if err != nil {
+		return nil, err
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := e.Events.NewWriter(events.WriterOptions{})
+	r := &runner{
+		e: e, run: run, w: w, ctx: tctx,
+		tokens:    make(chan struct{}, max(e.Opt.Jobs, 1)),
+		state:     make([]status, len(e.Plan.Tasks)),
+		outputs:   map[string]string{},
+		prog:      newProgress(nil, false, 1),
+		stopAfter: until, stop: cancel,
+	}
+	r.tokens <- struct{}{} // the task's own worker token, as the scheduler holds it
+	o := r.execute(t, deps)
+	state := events.RunFinished
+	if o.status != done {
+		state = events.RunInterrupted
+	}
+	w.Append(events.Event{Type: events.TypeRun, Run: run, State: state, Time: time.Now().UnixNano()})
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("event log %s: %w", e.Events.Path(), err)
+	}
+	one := &One{Run: run}
+	switch {
+	case o.status == done:
+		one.Output = o.output
+	case o.status == interrupted && until > 0 && ctx.Err() == nil:
+		one.Stopped = true
+	case o.status == interrupted:
+		return one, ErrInterrupted
+	default:
+		one.Err = o.err
+	}
+	return one, nil
+}
+
 // snapshots refreshes the log's snapshot every Opt.SnapshotInterval until
 // the returned function is called; that function takes a last snapshot if
 // any was taken, so that it ends current.
@@ -423,7 +481,7 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 	act := Action(lines)
 	if !r.e.Opt.Force {
 		if rec, ok, err := r.e.Events.Action(act.String()); err == nil && ok {
-			if verr := r.e.verifyOutput(rec.Output); verr == nil {
+			if verr := r.e.VerifyOutput(rec.Output); verr == nil {
 				r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateCached, Action: act.String(), Output: rec.Output, Time: time.Now().UnixNano()})
 				o.status, o.output = cached, rec.Output
 				return o
@@ -463,17 +521,16 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 	return o
 }
 
-// verifyOutput checks that an output manifest and every output it names are
+// VerifyOutput checks that an output manifest and every output it names are
 // present and intact in the store.
-func (e *Engine) verifyOutput(out string) error {
-	_, err := e.readOutputs(out)
-	if err != nil {
-		return err
-	}
-	return nil
+func (e *Engine) VerifyOutput(out string) error {
+	_, err := e.Outputs(out)
+	return err
 }
 
-func (e *Engine) readOutputs(out string) ([]entry, error) {
+// Outputs returns the entries of the output manifest out, checking that the
+// manifest and every entry it names are present and intact in the store.
+func (e *Engine) Outputs(out string) ([]OutputEntry, error) {
 	id, err := store.ParseID(out)
 	if err != nil {
 		return nil, err
@@ -482,7 +539,7 @@ func (e *Engine) readOutputs(out string) ([]entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	es, err := decodeOutputs(data)
+	es, err := DecodeOutputs(data)
 	if err != nil {
 		return nil, fmt.Errorf("output %s: %w", out, err)
 	}
@@ -520,7 +577,7 @@ func (e *Engine) exportFigures(res *Result, outputs map[string]string) error {
 		if !ok || !fx.ExportFigures() || !have {
 			continue
 		}
-		es, err := e.readOutputs(out)
+		es, err := e.Outputs(out)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", t.Path, err))
 			continue

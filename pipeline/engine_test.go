@@ -1,7 +1,6 @@
 package pipeline_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -10,69 +9,17 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
-
 	"zorepro/pipeline"
-	"zorepro/pipeline/codeid"
 	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
+	"zorepro/pipeline/pipelinetest"
 	"zorepro/pipeline/store"
 	"zorepro/pipeline/task"
 )
-
-// fakeCode gives every package a version; a "package edit" bumps it.
-type fakeCode struct {
-	mu       sync.Mutex
-	versions map[string]int
-}
-
-func (f *fakeCode) Closure(roots ...string) (codeid.Identity, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var lines []string
-	for _, r := range roots {
-		lines = append(lines, fmt.Sprintf("pkg %s v%d", r, f.versions[r]))
-	}
-	sort.Strings(lines)
-	return codeid.Identity{ID: fmt.Sprintf("xxh64-%016x", xxhash.Sum64String(strings.Join(lines, "\n"))), Lines: lines}, nil
-}
-
-func (f *fakeCode) BuildLines() []string { return []string{"tags "} }
-
-func (f *fakeCode) bump(pkg string) {
-	f.mu.Lock()
-	f.versions[pkg]++
-	f.mu.Unlock()
-}
-
-// srcKind publishes a value derived from its params (and nothing random).
-type srcKind struct{}
-
-func (srcKind) Name() string       { return "src" }
-func (srcKind) Version() int       { return 1 }
-func (srcKind) Slots() []task.Slot { return nil }
-func (srcKind) Plan(p *task.Params) task.Runner {
-	v := p.Float("value", task.Required())
-	mod := p.Float("mod", task.Default(0.0), task.Min(0))
-	return &srcRunner{v: v, mod: mod}
-}
-
-type srcRunner struct{ v, mod float64 }
-
-func (r *srcRunner) Components() []any { return []any{bytes.Buffer{}} } // package "bytes"
-func (r *srcRunner) Run(ctx context.Context, env task.Env) error {
-	v := r.v
-	if r.mod > 0 {
-		v = math.Mod(v, r.mod)
-	}
-	return env.Output("data", []byte(task.FormatFloat(v)))
-}
 
 // walkKind runs an iterative random walk seeded by its streams, with
 // checkpoints; it optionally adds an input's value.
@@ -186,7 +133,7 @@ profiles:
 type harness struct {
 	t        *testing.T
 	dir      string
-	code     *fakeCode
+	code     *pipelinetest.FakeCode
 	walk     *walkKind
 	dagYAML  string
 	storeOpt store.Options  // e.g. a failing CreateTemp
@@ -194,11 +141,11 @@ type harness struct {
 }
 
 func newHarness(t *testing.T) *harness {
-	return &harness{t: t, dir: t.TempDir(), code: &fakeCode{versions: map[string]int{}}, walk: &walkKind{}, dagYAML: testDAG}
+	return &harness{t: t, dir: t.TempDir(), code: pipelinetest.NewFakeCode(), walk: &walkKind{}, dagYAML: testDAG}
 }
 
 func (h *harness) kinds() map[string]task.Kind {
-	return map[string]task.Kind{"src": srcKind{}, "walk": h.walk}
+	return map[string]task.Kind{"src": pipelinetest.SrcKind{}, "walk": h.walk}
 }
 
 func (h *harness) run(ctx context.Context, profile string, jobs int, store_ string) (*pipeline.Result, error) {
@@ -280,13 +227,13 @@ func TestIdenticalUpstreamBytesCutOff(t *testing.T) {
 func TestCodeChangeRerunsOnlyItsClosure(t *testing.T) {
 	h := newHarness(t)
 	h.mustRun("", 2)
-	h.code.bump("time") // the walk kind's component package
+	h.code.Bump("time") // the walk kind's component package
 	res := h.mustRun("", 2)
 	eq(t, "executed after editing walk's package", res.Executed, allTasks[1:])
-	h.code.bump("bytes") // src's package: a reruns, same bytes, nothing else does
+	h.code.Bump("bytes") // src's package: a reruns, same bytes, nothing else does
 	res = h.mustRun("", 2)
 	eq(t, "executed after editing src's package", res.Executed, []string{"a"})
-	h.code.bump("unrelated")
+	h.code.Bump("unrelated")
 	eq(t, "executed after editing an unused package", h.mustRun("", 2).Executed, nil)
 }
 

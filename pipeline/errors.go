@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"errors"
-	"fmt"
 )
 
 var (
@@ -19,23 +18,4 @@ var (
 	// not in the canonical form the engine writes; the output is then
 	// treated as missing and recomputed.
 	ErrBadManifest = errors.New("pipeline: malformed output manifest")
-	// ErrUnknownTask is returned when a task path is not in the plan.
-	ErrUnknownTask = errors.New("pipeline: unknown task")
-	// ErrNotRecorded is returned by audit, replay and verify when the event
-	// log holds no finished run of what they were asked about.
-	ErrNotRecorded = errors.New("pipeline: not recorded")
-	// ErrIdentityChanged is returned by Replay when the task's identity
-	// (code, parameters, platform) differs from the recorded run's, so a
-	// re-execution would not be the same action.
-	ErrIdentityChanged = errors.New("pipeline: identity changed since the recorded run")
 )
-
-// notRecorded is an ErrNotRecorded with its own message.
-type notRecorded struct{ msg string }
-
-func (e *notRecorded) Error() string { return e.msg }
-func (e *notRecorded) Unwrap() error { return ErrNotRecorded }
-
-func notRecordedf(format string, args ...any) error {
-	return &notRecorded{msg: fmt.Sprintf(format, args...)}
-}

@@ -12,8 +12,9 @@ import (
 	"zorepro/pipeline/store"
 )
 
-// entry is one named output of a task.
-type entry struct {
+// OutputEntry is one named output of a task, as its output manifest lists
+// it.
+type OutputEntry struct {
 	Name string
 	ID   store.ID
 	Size int64
@@ -28,7 +29,7 @@ func validOutputName(name string) bool {
 // encodeOutputs is the canonical output manifest: "name id size" lines
 // sorted by name. Its content ID is the task's output ID. Names must be
 // valid (validOutputName) and distinct.
-func encodeOutputs(es []entry) []byte {
+func encodeOutputs(es []OutputEntry) []byte {
 	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
 	var b bytes.Buffer
 	b.WriteString("zorepro-outputs v1\n")
@@ -38,15 +39,15 @@ func encodeOutputs(es []entry) []byte {
 	return b.Bytes()
 }
 
-// decodeOutputs decodes a manifest written by encodeOutputs. It accepts
+// DecodeOutputs decodes a manifest written by encodeOutputs. It accepts
 // only that canonical form, so what it returns re-encodes to the same bytes
 // (the same output ID); errors wrap ErrBadManifest. It never panics.
-func decodeOutputs(data []byte) ([]entry, error) {
+func DecodeOutputs(data []byte) ([]OutputEntry, error) {
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	if len(lines) == 0 || lines[0] != "zorepro-outputs v1" {
 		return nil, fmt.Errorf("%w: no header line", ErrBadManifest)
 	}
-	var out []entry
+	var out []OutputEntry
 	for i, l := range lines[1:] {
 		f := strings.Fields(l)
 		if len(f) != 3 {
@@ -63,7 +64,7 @@ func decodeOutputs(data []byte) ([]entry, error) {
 		if len(out) > 0 && out[len(out)-1].Name >= f[0] {
 			return nil, fmt.Errorf("%w: line %d: %q is not after %q", ErrBadManifest, i+2, f[0], out[len(out)-1].Name)
 		}
-		out = append(out, entry{Name: f[0], ID: id, Size: n})
+		out = append(out, OutputEntry{Name: f[0], ID: id, Size: n})
 	}
 	if !bytes.Equal(encodeOutputs(slices.Clone(out)), data) {
 		return nil, fmt.Errorf("%w: not in canonical form", ErrBadManifest)

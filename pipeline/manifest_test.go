@@ -11,8 +11,8 @@ import (
 
 func TestDecodeOutputsRejectsNonCanonical(t *testing.T) {
 	a, b := store.Sum([]byte("a")), store.Sum([]byte("b"))
-	good := encodeOutputs([]entry{{"x.csv", a, 1}, {"y.png", b, 2}})
-	if es, err := decodeOutputs(good); err != nil || len(es) != 2 {
+	good := encodeOutputs([]OutputEntry{{"x.csv", a, 1}, {"y.png", b, 2}})
+	if es, err := DecodeOutputs(good); err != nil || len(es) != 2 {
 		t.Fatalf("decode of a canonical manifest: %v, %v", es, err)
 	}
 	for name, text := range map[string]string{
@@ -26,7 +26,7 @@ func TestDecodeOutputsRejectsNonCanonical(t *testing.T) {
 		"blank line":       "zorepro-outputs v1\n\n",
 		"bad id":           "zorepro-outputs v1\nx.csv xxh64-XYZ 1\n",
 	} {
-		if es, err := decodeOutputs([]byte(text)); !errors.Is(err, ErrBadManifest) {
+		if es, err := DecodeOutputs([]byte(text)); !errors.Is(err, ErrBadManifest) {
 			t.Errorf("%s: decodeOutputs = %v, %v; want ErrBadManifest", name, es, err)
 		}
 	}
@@ -39,13 +39,13 @@ func TestDecodeOutputsRejectsNonCanonical(t *testing.T) {
 func FuzzDecodeOutputs(f *testing.F) {
 	a, b := store.Sum([]byte("a")), store.Sum([]byte("b"))
 	f.Add(encodeOutputs(nil))
-	f.Add(encodeOutputs([]entry{{"data", a, 1}}))
-	f.Add(encodeOutputs([]entry{{"fig.png", a, 1 << 40}, {"fig.svg", b, 0}}))
+	f.Add(encodeOutputs([]OutputEntry{{"data", a, 1}}))
+	f.Add(encodeOutputs([]OutputEntry{{"fig.png", a, 1 << 40}, {"fig.svg", b, 0}}))
 	f.Add([]byte("zorepro-outputs v1\nb " + a.String() + " 1\na " + b.String() + " 2\n"))
 	f.Add([]byte("zorepro-outputs v1\nx\u00a0y " + a.String() + " 1\n"))
 	f.Add([]byte(""))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		es, err := decodeOutputs(data)
+		es, err := DecodeOutputs(data)
 		if err != nil {
 			if !errors.Is(err, ErrBadManifest) {
 				t.Fatalf("error does not wrap ErrBadManifest: %v", err)
@@ -61,12 +61,12 @@ func FuzzDecodeOutputs(f *testing.F) {
 			}
 		}
 		name := string(data)
-		enc := encodeOutputs([]entry{{name, a, int64(len(data))}})
-		back, err := decodeOutputs(enc)
+		enc := encodeOutputs([]OutputEntry{{name, a, int64(len(data))}})
+		back, err := DecodeOutputs(enc)
 		if validOutputName(name) != (err == nil) {
 			t.Fatalf("output name %q (valid: %v): decode of its manifest: %v", name, validOutputName(name), err)
 		}
-		if err == nil && (len(back) != 1 || back[0] != (entry{name, a, int64(len(data))})) {
+		if err == nil && (len(back) != 1 || back[0] != (OutputEntry{name, a, int64(len(data))})) {
 			t.Fatalf("output name %q round-trips to %+v", name, back)
 		}
 	})

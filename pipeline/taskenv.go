@@ -29,7 +29,7 @@ type taskEnv struct {
 	streams *stream.Log
 
 	mu       sync.Mutex
-	outputs  map[string]entry
+	outputs  map[string]OutputEntry
 	lastCkpt time.Time
 	iters    []task.Iter // iterations not yet handed to the writer
 	itersAt  time.Time   // when iters was last handed over
@@ -65,17 +65,17 @@ const (
 var _ task.Env = (*taskEnv)(nil)
 
 func newTaskEnv(r *runner, t *dag.Task, act ActionID, deps map[string]string) (*taskEnv, error) {
-	e := &taskEnv{r: r, t: t, act: act, inputs: map[string][]task.Input{}, streams: &stream.Log{}, outputs: map[string]entry{}, lastCkpt: time.Now(), itersAt: time.Now()}
+	e := &taskEnv{r: r, t: t, act: act, inputs: map[string][]task.Input{}, streams: &stream.Log{}, outputs: map[string]OutputEntry{}, lastCkpt: time.Now(), itersAt: time.Now()}
 	for slot, ups := range t.Inputs {
 		for _, up := range ups {
-			es, err := r.e.readOutputs(deps[up.Path])
+			es, err := r.e.Outputs(deps[up.Path])
 			if err != nil {
 				if damaged(err) {
 					e.damaged.Store(&up.Path)
 				}
 				return e, fmt.Errorf("input %s from %s: %w", slot, up.Path, err)
 			}
-			in := &input{st: r.e.Store, path: up.Path, coords: up.Coords, entries: map[string]entry{}, damaged: &e.damaged}
+			in := &input{st: r.e.Store, path: up.Path, coords: up.Coords, entries: map[string]OutputEntry{}, damaged: &e.damaged}
 			for _, en := range es {
 				in.entries[en.Name] = en
 			}
@@ -105,13 +105,13 @@ func (e *taskEnv) Output(name string, data []byte) error {
 	if _, dup := e.outputs[name]; dup {
 		return fmt.Errorf("output %s written twice", name)
 	}
-	e.outputs[name] = entry{Name: name, ID: id, Size: int64(len(data))}
+	e.outputs[name] = OutputEntry{Name: name, ID: id, Size: int64(len(data))}
 	return nil
 }
 
 func (e *taskEnv) publish() (string, error) {
 	e.mu.Lock()
-	es := make([]entry, 0, len(e.outputs))
+	es := make([]OutputEntry, 0, len(e.outputs))
 	for _, en := range e.outputs {
 		es = append(es, en)
 	}
@@ -270,7 +270,7 @@ type input struct {
 	st      *store.Store
 	path    string
 	coords  []task.Coord
-	entries map[string]entry
+	entries map[string]OutputEntry
 	damaged *atomic.Pointer[string] // the task's: set when a read finds damage
 }
 

@@ -16,6 +16,7 @@ import (
 	"zorepro/pipeline"
 	"zorepro/pipeline/codeid"
 	"zorepro/pipeline/events"
+	"zorepro/pipeline/provenance"
 	"zorepro/pipeline/store"
 	"zorepro/pipeline/task"
 )
@@ -70,11 +71,12 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 	}
 	defer closeLog()
 	if c.DryRun {
-		xs, err := eng.Explain()
+		rec := provenance.New(eng)
+		xs, err := rec.Explain()
 		if err != nil {
 			return exitFailed, err
 		}
-		est, err := eng.Estimate(xs)
+		est, err := rec.Estimate(xs)
 		if err != nil {
 			return exitFailed, err
 		}
@@ -83,7 +85,7 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 		}
 		runs := 0
 		for _, x := range xs {
-			if x.Do == pipeline.WouldRun {
+			if x.Do == provenance.WouldRun {
 				runs++
 			}
 			fmt.Fprintf(stdout, "%-6s %s  (%s)\n", x.Do, x.Task, x.Reason)
@@ -233,10 +235,10 @@ func cmdWhy(c *Config, stdout io.Writer) (int, error) {
 		return exitInvalidOr(err), err
 	}
 	defer closeLog()
-	if _, err := pipeline.Find(eng.Plan, c.Args[0]); err != nil {
+	if _, err := provenance.Find(eng.Plan, c.Args[0]); err != nil {
 		return exitInvalid, err
 	}
-	xs, err := eng.Explain()
+	xs, err := provenance.New(eng).Explain()
 	if err != nil {
 		return exitFailed, err
 	}
@@ -245,14 +247,14 @@ func cmdWhy(c *Config, stdout io.Writer) (int, error) {
 			continue
 		}
 		verb := "would run"
-		if x.Do == pipeline.WouldCache {
+		if x.Do == provenance.WouldCache {
 			verb = "cached"
 		}
 		fmt.Fprintf(stdout, "%s: %s (%s)\n", x.Task, verb, x.Reason)
 		switch {
 		case x.Recorded == nil:
 			fmt.Fprintln(stdout, "no recorded run of this task")
-		case x.Action != "" && x.Do == pipeline.WouldCache && pipeline.Action(x.Recorded) == pipeline.Action(x.Transcript):
+		case x.Action != "" && x.Do == provenance.WouldCache && pipeline.Action(x.Recorded) == pipeline.Action(x.Transcript):
 			fmt.Fprintf(stdout, "identity unchanged since run %d\n", x.RecordedRun)
 			if x.Previous != nil {
 				if d := pipeline.DiffTranscripts(x.Previous, x.Recorded); len(d) > 0 {
@@ -342,7 +344,8 @@ func cmdEvents(c *Config, stdout io.Writer) (int, error) {
 // actions: how long the profile's computation took, however many runs and
 // sessions it was spread over.
 func statusTimes(eng *pipeline.Engine, c *Config, stdout io.Writer) (int, error) {
-	sts, err := eng.TaskTimes()
+	rec := provenance.New(eng)
+	sts, err := rec.TaskTimes()
 	if err != nil {
 		return exitFailed, err
 	}
@@ -362,7 +365,7 @@ func statusTimes(eng *pipeline.Engine, c *Config, stdout io.Writer) (int, error)
 		}
 	}
 	slices.Sort(runs)
-	wall, err := eng.RunsWallTime(runs)
+	wall, err := rec.RunsWallTime(runs)
 	if err != nil {
 		return exitFailed, err
 	}
@@ -409,14 +412,15 @@ func cmdShow(c *Config, stdout io.Writer) (int, error) {
 		return exitInvalidOr(err), err
 	}
 	defer closeLog()
-	p, err := eng.LastProduction(c.Args[0])
+	rec := provenance.New(eng)
+	p, err := rec.LastProduction(c.Args[0])
 	switch {
-	case errors.Is(err, pipeline.ErrUnknownTask) || errors.Is(err, pipeline.ErrNotRecorded):
+	case errors.Is(err, provenance.ErrUnknownTask) || errors.Is(err, provenance.ErrNotRecorded):
 		return exitInvalid, err
 	case err != nil:
 		return exitFailed, err
 	}
-	entries, err := eng.OutputEntries(p.Output)
+	entries, err := rec.OutputEntries(p.Output)
 	if err != nil {
 		return exitFailed, err
 	}

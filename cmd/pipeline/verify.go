@@ -9,12 +9,13 @@ import (
 	"os"
 
 	"zorepro/pipeline"
+	"zorepro/pipeline/provenance"
 	"zorepro/pipeline/task"
 )
 
 // scratch opens the scratch area of replay and verify: --scratch, or a
 // temporary directory removed afterwards unless --keep.
-func scratch(c *Config) (*pipeline.Scratch, func(), error) {
+func scratch(c *Config) (*provenance.Scratch, func(), error) {
 	dir := c.Scratch
 	temp := dir == ""
 	if temp {
@@ -24,7 +25,7 @@ func scratch(c *Config) (*pipeline.Scratch, func(), error) {
 		}
 		dir = d
 	}
-	sc, err := pipeline.OpenScratch(dir)
+	sc, err := provenance.OpenScratch(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -48,9 +49,9 @@ func cmdReplay(ctx context.Context, c *Config, stdout io.Writer) (int, error) {
 		return exitFailed, err
 	}
 	defer done()
-	rep, err := eng.Replay(ctx, c.Args[0], c.Until, sc)
+	rep, err := provenance.New(eng).Replay(ctx, c.Args[0], c.Until, sc)
 	switch {
-	case errors.Is(err, pipeline.ErrUnknownTask) || errors.Is(err, pipeline.ErrNotRecorded):
+	case errors.Is(err, provenance.ErrUnknownTask) || errors.Is(err, provenance.ErrNotRecorded):
 		return exitInvalid, err
 	case errors.Is(err, pipeline.ErrInterrupted):
 		return exitInterrupted, err
@@ -70,7 +71,7 @@ func cmdReplay(ctx context.Context, c *Config, stdout io.Writer) (int, error) {
 	return exitOK, nil
 }
 
-func printReplay(w io.Writer, r *pipeline.ReplayReport, c *Config) {
+func printReplay(w io.Writer, r *provenance.ReplayReport, c *Config) {
 	fmt.Fprintf(w, "replay %s\n  recorded: action %s, run %d", r.Task, r.Action, r.RecordedRun)
 	for _, s := range r.Segments {
 		if s.Resumed {
@@ -96,7 +97,7 @@ func printReplay(w io.Writer, r *pipeline.ReplayReport, c *Config) {
 				b = &r.RecomputedEvents[i]
 			}
 			switch {
-			case a != nil && b != nil && pipeline.SameIter(*a, *b):
+			case a != nil && b != nil && provenance.SameIter(*a, *b):
 				fmt.Fprintf(w, "    = %s\n", iterText(*a))
 			default:
 				if a != nil {
@@ -139,7 +140,7 @@ func cmdVerify(ctx context.Context, c *Config, stdout io.Writer) (int, error) {
 	}
 	defer closeLog()
 	eng.Opt.Jobs = c.Jobs
-	cands, err := eng.VerifyCandidates()
+	cands, err := provenance.New(eng).VerifyCandidates()
 	if err != nil {
 		return exitFailed, err
 	}
@@ -148,7 +149,7 @@ func cmdVerify(ctx context.Context, c *Config, stdout io.Writer) (int, error) {
 	}
 	pick := cands
 	if !c.All {
-		pick = pipeline.Sample(cands, c.Sample, c.SampleSeed)
+		pick = provenance.Sample(cands, c.Sample, c.SampleSeed)
 	}
 	sc, done, err := scratch(c)
 	if err != nil {
@@ -163,7 +164,7 @@ func cmdVerify(ctx context.Context, c *Config, stdout io.Writer) (int, error) {
 		fmt.Fprintf(stdout, "verifying %s %d of %d cached tasks by re-executing them into %s\n", what, len(pick), len(cands), sc.Dir)
 	}
 	enc := json.NewEncoder(stdout)
-	vs, err := eng.Verify(ctx, pick, sc, func(v pipeline.Verified) {
+	vs, err := provenance.New(eng).Verify(ctx, pick, sc, func(v provenance.Verified) {
 		if c.JSON {
 			enc.Encode(v)
 			return
@@ -206,7 +207,7 @@ func cmdGC(c *Config, stdout io.Writer) (int, error) {
 		return exitInvalidOr(err), err
 	}
 	defer closeLog()
-	rep, err := eng.GC(pipeline.GCOptions{DryRun: c.DryRun, Checkpoints: c.GCCheckpoints})
+	rep, err := provenance.New(eng).GC(provenance.GCOptions{DryRun: c.DryRun, Checkpoints: c.GCCheckpoints})
 	if err != nil {
 		return exitFailed, err
 	}

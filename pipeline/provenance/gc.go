@@ -1,9 +1,10 @@
-package pipeline
+package provenance
 
 import (
 	"fmt"
 	"slices"
 
+	"zorepro/pipeline"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/store"
 )
@@ -33,16 +34,16 @@ type GCReport struct {
 	RemovedEntries []string `json:"removed_entries,omitempty"`
 }
 
-// GC removes every store entry that no recorded run references: the
+// GC removes every store pipeline.OutputEntry that no recorded run references: the
 // output manifests of "done" and "cached" states, the entries they list,
 // and checkpoints (see GCOptions.Checkpoints). Temp files and quarantined
 // entries are removed too. The caller must hold the event log for writing,
 // so that no run adds references meanwhile (the CLI opens it read-write).
-func (e *Engine) GC(opt GCOptions) (*GCReport, error) {
+func (r *Record) GC(opt GCOptions) (*GCReport, error) {
 	manifests := map[string]bool{}
 	finished := map[string]bool{}
 	ckpts := map[string][]string{} // checkpoint content -> actions
-	err := e.Events.Scan(func(ev events.Event) error {
+	err := r.eng.Events.Scan(func(ev events.Event) error {
 		switch {
 		case ev.Type == events.TypeState && (ev.State == events.StateDone || ev.State == events.StateCached) && ev.Output != "":
 			manifests[ev.Output] = true
@@ -55,7 +56,7 @@ func (e *Engine) GC(opt GCOptions) (*GCReport, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("gc: read %s: %w", e.Events.Path(), err)
+		return nil, fmt.Errorf("gc: read %s: %w", r.eng.Events.Path(), err)
 	}
 	rep := &GCReport{DryRun: opt.DryRun}
 	keep := map[store.ID]bool{}
@@ -66,7 +67,7 @@ func (e *Engine) GC(opt GCOptions) (*GCReport, error) {
 			continue
 		}
 		keep[id] = true
-		es, err := e.readManifest(id)
+		es, err := r.readManifest(id)
 		if err != nil {
 			// A lost manifest is a cache miss: its task recomputes, and
 			// the entries it listed come back with the same IDs.
@@ -95,7 +96,7 @@ func (e *Engine) GC(opt GCOptions) (*GCReport, error) {
 	}
 	var remove []store.ID
 	var sizes []int64
-	err = e.Store.Walk(func(id store.ID, size int64) error {
+	err = r.eng.Store.Walk(func(id store.ID, size int64) error {
 		rep.Entries++
 		if keep[id] {
 			rep.Referenced++
@@ -110,7 +111,7 @@ func (e *Engine) GC(opt GCOptions) (*GCReport, error) {
 	}
 	for i, id := range remove {
 		if !opt.DryRun {
-			if err := e.Store.Remove(id); err != nil {
+			if err := r.eng.Store.Remove(id); err != nil {
 				return rep, fmt.Errorf("gc: %w", err)
 			}
 		}
@@ -121,13 +122,13 @@ func (e *Engine) GC(opt GCOptions) (*GCReport, error) {
 			rep.Checkpoints++
 		}
 	}
-	left, err := e.Store.Leftovers()
+	left, err := r.eng.Store.Leftovers()
 	if err != nil {
 		return rep, fmt.Errorf("gc: %w", err)
 	}
 	for _, l := range left {
 		if !opt.DryRun {
-			if err := e.Store.RemoveLeftover(l); err != nil {
+			if err := r.eng.Store.RemoveLeftover(l); err != nil {
 				return rep, fmt.Errorf("gc: %w", err)
 			}
 		}
@@ -138,12 +139,12 @@ func (e *Engine) GC(opt GCOptions) (*GCReport, error) {
 }
 
 // readManifest reads and decodes an output manifest.
-func (e *Engine) readManifest(id store.ID) ([]entry, error) {
-	data, err := e.Store.Get(id)
+func (r *Record) readManifest(id store.ID) ([]pipeline.OutputEntry, error) {
+	data, err := r.eng.Store.Get(id)
 	if err != nil {
 		return nil, err
 	}
-	return decodeOutputs(data)
+	return pipeline.DecodeOutputs(data)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

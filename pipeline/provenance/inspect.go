@@ -1,12 +1,13 @@
-package pipeline
+package provenance
 
 import (
 	"strings"
 
+	"zorepro/pipeline"
 	"zorepro/pipeline/dag"
 )
 
-// Plan entry states reported by Explain.
+// Plan pipeline.OutputEntry states reported by Explain.
 const (
 	WouldCache = "cached"
 	WouldRun   = "run"
@@ -29,13 +30,13 @@ type Explained struct {
 
 // Explain walks the plan without running anything and reports, for every
 // task, whether a run would reuse a cached output and why not otherwise.
-func (e *Engine) Explain() ([]Explained, error) {
+func (r *Record) Explain() ([]Explained, error) {
 	outputs := map[string]string{}
 	byPath := map[string]*Explained{}
 	var out []Explained
-	for _, t := range e.Plan.Tasks {
+	for _, t := range r.eng.Plan.Tasks {
 		x := Explained{Task: t.Path, Do: WouldRun}
-		if latest, prev, ok, err := e.Events.Transcripts(t.Path); err != nil {
+		if latest, prev, ok, err := r.eng.Events.Transcripts(t.Path); err != nil {
 			return nil, err
 		} else if ok {
 			x.Recorded = splitLines(latest.Transcript)
@@ -51,7 +52,7 @@ func (e *Engine) Explain() ([]Explained, error) {
 				pendingUp = d.Path
 			}
 		}
-		lines, err := Transcript(t, e.Code, e.Platform, deps)
+		lines, err := pipeline.Transcript(t, r.eng.Code, r.eng.Platform, deps)
 		if err != nil {
 			return nil, err
 		}
@@ -60,16 +61,16 @@ func (e *Engine) Explain() ([]Explained, error) {
 		case pendingUp != "":
 			x.Reason = "upstream " + pendingUp + " will run first"
 		default:
-			act := Action(lines)
+			act := pipeline.Action(lines)
 			x.Action = act.String()
-			rec, ok, err := e.Events.Action(act.String())
+			rec, ok, err := r.eng.Events.Action(act.String())
 			if err != nil {
 				return nil, err
 			}
 			switch {
-			case e.Opt.Force:
+			case r.eng.Opt.Force:
 				x.Reason = "--force"
-			case ok && e.verifyOutput(rec.Output) == nil:
+			case ok && r.eng.VerifyOutput(rec.Output) == nil:
 				x.Do, x.Output, x.Reason = WouldCache, rec.Output, "identity unchanged"
 				outputs[t.Path] = rec.Output
 			case ok:
@@ -77,7 +78,7 @@ func (e *Engine) Explain() ([]Explained, error) {
 			case x.Recorded == nil:
 				x.Reason = "never run"
 			default:
-				x.Reason = describeDiff(DiffTranscripts(x.Recorded, lines))
+				x.Reason = describeDiff(pipeline.DiffTranscripts(x.Recorded, lines))
 			}
 		}
 		out = append(out, x)

@@ -1,4 +1,4 @@
-package pipeline
+package provenance
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"zorepro/pipeline"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/store"
 	"zorepro/pipeline/stream"
@@ -184,8 +185,8 @@ func (p *Production) Iterations(log *events.Log) ([]task.Iter, error) {
 }
 
 // OutputEntries returns the named entries of a recorded output manifest.
-func (e *Engine) OutputEntries(output string) (map[string]store.ID, error) {
-	es, err := e.readOutputs(output)
+func (r *Record) OutputEntries(output string) (map[string]store.ID, error) {
+	es, err := r.eng.Outputs(output)
 	if err != nil {
 		return nil, err
 	}
@@ -196,30 +197,30 @@ func (e *Engine) OutputEntries(output string) (map[string]store.ID, error) {
 	return out, nil
 }
 
-// ReadOutput returns the bytes of one named entry of a recorded output.
-func (e *Engine) ReadOutput(output, name string) ([]byte, error) {
-	es, err := e.OutputEntries(output)
+// ReadOutput returns the bytes of one named pipeline.OutputEntry of a recorded output.
+func (r *Record) ReadOutput(output, name string) ([]byte, error) {
+	es, err := r.OutputEntries(output)
 	if err != nil {
 		return nil, err
 	}
 	id, ok := es[name]
 	if !ok {
-		return nil, fmt.Errorf("output %s has no entry %q", output, name)
+		return nil, fmt.Errorf("output %s has no pipeline.OutputEntry %q", output, name)
 	}
-	return e.Store.Get(id)
+	return r.eng.Store.Get(id)
 }
 
 // FigureSource is the recorded plot task behind a figure file.
 type FigureSource struct {
 	Production *Production
-	Entry      string   // the entry name that matched
+	Entry      string   // the pipeline.OutputEntry name that matched
 	ID         store.ID // the matched content
 }
 
 // FindFigure resolves a figure: a file (whose content is looked up) or an
 // artifact ID (of one figure file or of a plot task's whole output). The
 // plan's figure-exporting tasks are searched, latest runs first.
-func (e *Engine) FindFigure(ref string, content []byte) (*FigureSource, error) {
+func (r *Record) FindFigure(ref string, content []byte) (*FigureSource, error) {
 	var want store.ID
 	if content != nil {
 		want = store.Sum(content)
@@ -230,11 +231,11 @@ func (e *Engine) FindFigure(ref string, content []byte) (*FigureSource, error) {
 		}
 		want = id
 	}
-	for _, t := range e.Plan.Tasks {
-		if fx, ok := t.Runner.(FigureExporter); !ok || !fx.ExportFigures() {
+	for _, t := range r.eng.Plan.Tasks {
+		if fx, ok := t.Runner.(pipeline.FigureExporter); !ok || !fx.ExportFigures() {
 			continue
 		}
-		evs, err := e.Events.Events(t.Path)
+		evs, err := r.eng.Events.Events(t.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -248,7 +249,7 @@ func (e *Engine) FindFigure(ref string, content []byte) (*FigureSource, error) {
 			match := ""
 			if ev.Output == want.String() {
 				match = "(the whole output)"
-			} else if es, err := e.OutputEntries(ev.Output); err == nil {
+			} else if es, err := r.OutputEntries(ev.Output); err == nil {
 				for _, name := range sortedNames(es) {
 					if es[name] == want {
 						match = name
@@ -259,7 +260,7 @@ func (e *Engine) FindFigure(ref string, content []byte) (*FigureSource, error) {
 			if match == "" {
 				continue
 			}
-			p, err := Produced(e.Events, t.Path, ev.Output)
+			p, err := Produced(r.eng.Events, t.Path, ev.Output)
 			if err != nil {
 				return nil, err
 			}

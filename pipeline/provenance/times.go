@@ -1,4 +1,4 @@
-package pipeline
+package provenance
 
 import (
 	"slices"
@@ -21,8 +21,8 @@ type StageTime struct {
 
 // TaskTimes sums, per stage in plan order, the recorded execution time of
 // each task's current action (the one a run would cache or resume).
-func (e *Engine) TaskTimes() ([]StageTime, error) {
-	xs, err := e.Explain()
+func (r *Record) TaskTimes() ([]StageTime, error) {
+	xs, err := r.Explain()
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +32,7 @@ func (e *Engine) TaskTimes() ([]StageTime, error) {
 	}
 	var out []StageTime
 	idx := map[string]int{}
-	for _, t := range e.Plan.Tasks {
+	for _, t := range r.eng.Plan.Tasks {
 		i, ok := idx[t.Stage.Name]
 		if !ok {
 			i = len(out)
@@ -44,7 +44,7 @@ func (e *Engine) TaskTimes() ([]StageTime, error) {
 		if act[t.Path] == "" {
 			continue
 		}
-		evs, err := e.Events.Events(t.Path)
+		evs, err := r.eng.Events.Events(t.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -104,10 +104,10 @@ func actionTime(evs []events.Event, action string) (d time.Duration, finished bo
 
 // RunsWallTime sums the wall time of the given runs: each from its start
 // to its end event, or to its last timed event if it was killed.
-func (e *Engine) RunsWallTime(runs []uint64) (time.Duration, error) {
+func (r *Record) RunsWallTime(runs []uint64) (time.Duration, error) {
 	var total time.Duration
-	for _, r := range runs {
-		evs, err := e.Events.RunEvents(r)
+	for _, run := range runs {
+		evs, err := r.eng.Events.RunEvents(run)
 		if err != nil {
 			return 0, err
 		}

@@ -1,4 +1,4 @@
-package pipeline
+package provenance
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"zorepro/pipeline"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/store"
 	"zorepro/pipeline/task"
@@ -67,18 +68,18 @@ func (e *IdentityError) Unwrap() error { return ErrIdentityChanged }
 
 // LastProduction returns the recorded production of the task's latest
 // output (from its last "done" or "cached" state).
-func (e *Engine) LastProduction(task string) (*Production, error) {
-	if _, err := Find(e.Plan, task); err != nil {
+func (r *Record) LastProduction(task string) (*Production, error) {
+	if _, err := Find(r.eng.Plan, task); err != nil {
 		return nil, err
 	}
-	evs, err := e.Events.Events(task)
+	evs, err := r.eng.Events.Events(task)
 	if err != nil {
 		return nil, err
 	}
 	for i := len(evs) - 1; i >= 0; i-- {
 		ev := evs[i]
 		if ev.Type == events.TypeState && (ev.State == events.StateDone || ev.State == events.StateCached) && ev.Output != "" {
-			return Produced(e.Events, task, ev.Output)
+			return Produced(r.eng.Events, task, ev.Output)
 		}
 	}
 	return nil, notRecordedf("%s has never finished: nothing recorded to replay", task)
@@ -89,8 +90,8 @@ func (e *Engine) LastProduction(task string) (*Production, error) {
 // the code, parameters or platform changed since. until > 0 stops the
 // task once it records that iteration. Inputs are copied into the scratch
 // store first; the real store and log are only read.
-func (e *Engine) Reexecute(ctx context.Context, p *Production, sc *Scratch, until int64) (*Reexecution, error) {
-	t, err := Find(e.Plan, p.Task)
+func (r *Record) Reexecute(ctx context.Context, p *Production, sc *Scratch, until int64) (*Reexecution, error) {
+	t, err := Find(r.eng.Plan, p.Task)
 	if err != nil {
 		return nil, err
 	}
@@ -98,58 +99,26 @@ func (e *Engine) Reexecute(ctx context.Context, p *Production, sc *Scratch, unti
 	for _, in := range p.Inputs() {
 		deps[in.Task] = in.Output
 	}
-	lines, err := Transcript(t, e.Code, e.Platform, deps)
+	lines, err := pipeline.Transcript(t, r.eng.Code, r.eng.Platform, deps)
 	if err != nil {
 		return nil, err
 	}
-	if act := Action(lines).String(); act != p.Action {
-		return nil, &IdentityError{Task: p.Task, Recorded: p.Action, Current: act, Diff: DiffTranscripts(p.Transcript, lines)}
+	if act := pipeline.Action(lines).String(); act != p.Action {
+		return nil, &IdentityError{Task: p.Task, Recorded: p.Action, Current: act, Diff: pipeline.DiffTranscripts(p.Transcript, lines)}
 	}
 	for _, out := range deps {
-		if err := copyOutput(e.Store, sc.Store, out); err != nil {
+		if err := copyOutput(r.eng.Store, sc.Store, out); err != nil {
 			return nil, fmt.Errorf("%s: copy input %s to scratch: %w", p.Task, out, err)
 		}
 	}
-	sub := &Engine{Plan: e.Plan, Store: sc.Store, Events: sc.Events, Code: e.Code, Platform: e.Platform,
-		Opt: Options{Jobs: max(e.Opt.Jobs, 1), Force: true, CheckpointInterval: time.Duration(math.MaxInt64)}}
+	sub := &pipeline.Engine{Plan: r.eng.Plan, Store: sc.Store, Events: sc.Events, Code: r.eng.Code, Platform: r.eng.Platform,
+		Opt: pipeline.Options{Jobs: max(r.eng.Opt.Jobs, 1), Force: true, CheckpointInterval: time.Duration(math.MaxInt64)}}
 	info, _ := json.Marshal(map[string]any{"reexecute": p.Task, "action": p.Action, "recorded_run": p.Run, "until": until})
-	run, err := sc.Events.BeginRun(info, time.Now().UnixNano())
+	one, err := sub.RunOne(ctx, t, deps, until, info)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", p.Task, err)
 	}
-	tctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w := sc.Events.NewWriter(events.WriterOptions{})
-	r := &runner{
-		e: sub, run: run, w: w, ctx: tctx,
-		tokens:    make(chan struct{}, sub.Opt.Jobs),
-		state:     make([]status, len(e.Plan.Tasks)),
-		outputs:   map[string]string{},
-		prog:      newProgress(nil, false, 1),
-		stopAfter: until, stop: cancel,
-	}
-	r.tokens <- struct{}{} // the task's own worker token, as the scheduler holds it
-	o := r.execute(t, deps)
-	state := events.RunFinished
-	if o.status != done {
-		state = events.RunInterrupted
-	}
-	w.Append(events.Event{Type: events.TypeRun, Run: run, State: state, Time: time.Now().UnixNano()})
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("scratch log %s: %w", sc.Events.Path(), err)
-	}
-	x := &Reexecution{Task: p.Task, Recorded: p, Run: run}
-	switch {
-	case o.status == done:
-		x.Output = o.output
-	case o.status == interrupted && until > 0 && ctx.Err() == nil:
-		x.Stopped = true
-	case o.status == interrupted:
-		return x, fmt.Errorf("%s: %w", p.Task, ErrInterrupted)
-	default:
-		x.Err = o.err
-	}
-	return x, nil
+	return &Reexecution{Task: p.Task, Recorded: p, Run: one.Run, Output: one.Output, Stopped: one.Stopped, Err: one.Err}, nil
 }
 
 // copyOutput copies an output manifest and its entries between stores.
@@ -162,7 +131,7 @@ func copyOutput(from, to *store.Store, out string) error {
 	if err != nil {
 		return err
 	}
-	es, err := decodeOutputs(data)
+	es, err := pipeline.DecodeOutputs(data)
 	if err != nil {
 		return fmt.Errorf("output %s: %w", out, err)
 	}

@@ -1,4 +1,4 @@
-package pipeline_test
+package provenance_test
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"zorepro/pipeline"
 	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
+	"zorepro/pipeline/pipelinetest"
+	"zorepro/pipeline/provenance"
 	"zorepro/pipeline/store"
 	"zorepro/pipeline/task"
 )
@@ -92,12 +94,12 @@ stages:
 type driftHarness struct {
 	t    *testing.T
 	dir  string
-	code *fakeCode
+	code *pipelinetest.FakeCode
 	kind *driftKind
 }
 
 func newDrift(t *testing.T) *driftHarness {
-	return &driftHarness{t: t, dir: t.TempDir(), code: &fakeCode{versions: map[string]int{}}, kind: &driftKind{}}
+	return &driftHarness{t: t, dir: t.TempDir(), code: pipelinetest.NewFakeCode(), kind: &driftKind{}}
 }
 
 // engine opens the store and log; the log is closed at the test's end.
@@ -107,7 +109,7 @@ func (h *driftHarness) engine(ckpt time.Duration) *pipeline.Engine {
 	if err := os.WriteFile(path, []byte(driftDAG), 0o644); err != nil {
 		h.t.Fatal(err)
 	}
-	plan, err := dag.Load(path, "", map[string]task.Kind{"src": srcKind{}, "drift": h.kind})
+	plan, err := dag.Load(path, "", map[string]task.Kind{"src": pipelinetest.SrcKind{}, "drift": h.kind})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -148,9 +150,9 @@ func (h *driftHarness) interruptedThenResumed() *pipeline.Engine {
 	return h.engine(time.Hour)
 }
 
-func (h *driftHarness) scratch() *pipeline.Scratch {
+func (h *driftHarness) scratch() *provenance.Scratch {
 	h.t.Helper()
-	sc, err := pipeline.OpenScratch(filepath.Join(h.t.TempDir(), "scratch"))
+	sc, err := provenance.OpenScratch(filepath.Join(h.t.TempDir(), "scratch"))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -164,14 +166,14 @@ func TestReplayReproducesEveryEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := h.engine(time.Hour)
-	rep, err := e.Replay(context.Background(), "w/seed=2", 0, h.scratch())
+	rep, err := provenance.New(e).Replay(context.Background(), "w/seed=2", 0, h.scratch())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.OK() || rep.Recorded != 30 || rep.Equal != 30 || rep.Output != rep.RecordedOutput {
 		t.Fatalf("replay: %+v", rep)
 	}
-	rep, err = e.Replay(context.Background(), "w/seed=2", 7, h.scratch())
+	rep, err = provenance.New(e).Replay(context.Background(), "w/seed=2", 7, h.scratch())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +191,7 @@ func TestReplayAndVerifyCatchADrift(t *testing.T) {
 	}
 	h.kind.driftFrom = 12
 	e := h.engine(time.Hour)
-	rep, err := e.Replay(context.Background(), "w/seed=1", 0, h.scratch())
+	rep, err := provenance.New(e).Replay(context.Background(), "w/seed=1", 0, h.scratch())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +201,7 @@ func TestReplayAndVerifyCatchADrift(t *testing.T) {
 	if rep.Output == rep.RecordedOutput {
 		t.Error("drifted output reported identical")
 	}
-	cands, err := e.VerifyCandidates()
+	cands, err := provenance.New(e).VerifyCandidates()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +210,7 @@ func TestReplayAndVerifyCatchADrift(t *testing.T) {
 		names = append(names, c.Task)
 	}
 	eq(t, "verify candidates", names, []string{"a", "w/seed=1", "w/seed=2", "w/seed=3"})
-	vs, err := e.Verify(context.Background(), cands, h.scratch(), nil)
+	vs, err := provenance.New(e).Verify(context.Background(), cands, h.scratch(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,10 +238,10 @@ func TestReplayRefusesAChangedIdentity(t *testing.T) {
 	if _, err := h.run(context.Background(), time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	h.code.bump("strings")
-	_, err := h.engine(time.Hour).Replay(context.Background(), "w/seed=1", 0, h.scratch())
-	var ie *pipeline.IdentityError
-	if !errors.As(err, &ie) || !errors.Is(err, pipeline.ErrIdentityChanged) {
+	h.code.Bump("strings")
+	_, err := provenance.New(h.engine(time.Hour)).Replay(context.Background(), "w/seed=1", 0, h.scratch())
+	var ie *provenance.IdentityError
+	if !errors.As(err, &ie) || !errors.Is(err, provenance.ErrIdentityChanged) {
 		t.Fatalf("err = %v, want an IdentityError", err)
 	}
 	if !slices.ContainsFunc(ie.Diff, func(l string) bool { return strings.Contains(l, "code-pkg strings v1") }) {
@@ -252,7 +254,7 @@ func TestReplayRefusesAChangedIdentity(t *testing.T) {
 func TestReplayOfAResumedTask(t *testing.T) {
 	h := newDrift(t)
 	e := h.interruptedThenResumed()
-	p, err := e.LastProduction("w/seed=1")
+	p, err := provenance.New(e).LastProduction("w/seed=1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +270,7 @@ func TestReplayOfAResumedTask(t *testing.T) {
 			t.Fatalf("merged iterations %d: %d, want %d", i, it.Iteration, i+1)
 		}
 	}
-	rep, err := e.Replay(context.Background(), "w/seed=1", 0, h.scratch())
+	rep, err := provenance.New(e).Replay(context.Background(), "w/seed=1", 0, h.scratch())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +322,7 @@ func TestIterationsAfterAKillAreSuperseded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p, err := pipeline.Produced(log, path, "xxh64-00000000000000bb")
+	p, err := provenance.Produced(log, path, "xxh64-00000000000000bb")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,18 +345,18 @@ func TestIterationsAfterAKillAreSuperseded(t *testing.T) {
 }
 
 func TestSampleIsSeededAndInPlanOrder(t *testing.T) {
-	var xs []pipeline.Explained
+	var xs []provenance.Explained
 	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
-		xs = append(xs, pipeline.Explained{Task: n})
+		xs = append(xs, provenance.Explained{Task: n})
 	}
-	names := func(s []pipeline.Explained) string {
+	names := func(s []provenance.Explained) string {
 		var out []string
 		for _, x := range s {
 			out = append(out, x.Task)
 		}
 		return strings.Join(out, ",")
 	}
-	a, b := names(pipeline.Sample(xs, 3, 7)), names(pipeline.Sample(xs, 3, 7))
+	a, b := names(provenance.Sample(xs, 3, 7)), names(provenance.Sample(xs, 3, 7))
 	if a != b || len(strings.Split(a, ",")) != 3 {
 		t.Fatalf("same seed picked %s then %s", a, b)
 	}
@@ -363,14 +365,14 @@ func TestSampleIsSeededAndInPlanOrder(t *testing.T) {
 	}
 	differs := false
 	for seed := uint64(1); seed < 20; seed++ {
-		if names(pipeline.Sample(xs, 3, seed)) != a {
+		if names(provenance.Sample(xs, 3, seed)) != a {
 			differs = true
 		}
 	}
 	if !differs {
 		t.Error("every seed picks the same tasks")
 	}
-	if names(pipeline.Sample(xs, 0, 1)) != names(xs) || names(pipeline.Sample(xs, 99, 1)) != names(xs) {
+	if names(provenance.Sample(xs, 0, 1)) != names(xs) || names(provenance.Sample(xs, 99, 1)) != names(xs) {
 		t.Error("n <= 0 or n >= len must return everything")
 	}
 }
@@ -396,14 +398,14 @@ func TestGCRemovesOnlyUnreferenced(t *testing.T) {
 	if err := os.WriteFile(leftover, []byte("partial"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := e.GC(pipeline.GCOptions{DryRun: true})
+	rep, err := provenance.New(e).GC(provenance.GCOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Removed != 1 || rep.Leftovers != 1 || !st.Has(orphan) {
 		t.Fatalf("dry run: %+v", rep)
 	}
-	rep, err = e.GC(pipeline.GCOptions{})
+	rep, err = provenance.New(e).GC(provenance.GCOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,7 +437,7 @@ func TestGCRemovesOnlyUnreferenced(t *testing.T) {
 		}
 	}
 	// --checkpoints drops the checkpoints of finished actions only.
-	rep, err = e.GC(pipeline.GCOptions{Checkpoints: true})
+	rep, err = provenance.New(e).GC(provenance.GCOptions{Checkpoints: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,15 +480,28 @@ func TestRunRemovesStaleExportTempFiles(t *testing.T) {
 // Task times and the runs behind them span an interrupted and a resumed run.
 func TestTaskTimesAcrossRuns(t *testing.T) {
 	e := newDrift(t).interruptedThenResumed()
-	sts, err := e.TaskTimes()
+	sts, err := provenance.New(e).TaskTimes()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(sts) != 2 || sts[1].Stage != "w" || sts[1].Finished != 3 || sts[1].TaskTime <= 0 || fmt.Sprint(sts[1].Runs) != "[1 2]" {
 		t.Fatalf("task times: %+v", sts)
 	}
-	wall, err := e.RunsWallTime(sts[1].Runs)
+	wall, err := provenance.New(e).RunsWallTime(sts[1].Runs)
 	if err != nil || wall <= 0 {
 		t.Fatalf("wall time of runs %v: %v, %v", sts[1].Runs, wall, err)
+	}
+}
+
+func eq(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if got == nil {
+		got = []string{}
+	}
+	if want == nil {
+		want = []string{}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s = %v, want %v", what, got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package pipeline
+package provenance
 
 import (
 	"encoding/json"
@@ -27,21 +27,21 @@ type StageEstimate struct {
 // of its group (its path without the seed coordinate), else of its stage,
 // else from a component's task.RateHint; tasks with no known rate are
 // counted but not timed. The wall time divides the work among Opt.Jobs.
-func (e *Engine) Estimate(xs []Explained) ([]StageEstimate, error) {
+func (r *Record) Estimate(xs []Explained) ([]StageEstimate, error) {
 	run := map[string]bool{}
 	for _, x := range xs {
 		if x.Do == WouldRun {
 			run[x.Task] = true
 		}
 	}
-	group, stage, err := e.recordedRates()
+	group, stage, err := r.recordedRates()
 	if err != nil {
 		return nil, err
 	}
-	jobs := float64(max(e.Opt.Jobs, 1))
+	jobs := float64(max(r.eng.Opt.Jobs, 1))
 	var out []StageEstimate
 	idx := map[string]int{}
-	for _, t := range e.Plan.Tasks {
+	for _, t := range r.eng.Plan.Tasks {
 		i, ok := idx[t.Stage.Name]
 		if !ok {
 			i = len(out)
@@ -112,14 +112,14 @@ func groupOf(t *dag.Task) string {
 // and per stage, over the plan's tasks with a finished recorded run. A
 // run's samples are its last iteration's, or for tuning the sum of its
 // trials'.
-func (e *Engine) recordedRates() (group, stage map[string]float64, err error) {
+func (r *Record) recordedRates() (group, stage map[string]float64, err error) {
 	gs, gt := map[string]float64{}, map[string]float64{}
 	ss, st := map[string]float64{}, map[string]float64{}
-	for _, t := range e.Plan.Tasks {
+	for _, t := range r.eng.Plan.Tasks {
 		if _, ok := t.Runner.(task.Costed); !ok {
 			continue
 		}
-		evs, err := e.Events.Events(t.Path)
+		evs, err := r.eng.Events.Events(t.Path)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -128,7 +128,7 @@ func (e *Engine) recordedRates() (group, stage map[string]float64, err error) {
 			continue
 		}
 		if n == 0 {
-			n = iterSamples(e.Events, t.Path, evs)
+			n = iterSamples(r.eng.Events, t.Path, evs)
 		}
 		if n <= 0 {
 			continue

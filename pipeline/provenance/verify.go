@@ -1,4 +1,4 @@
-package pipeline
+package provenance
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"zorepro/pipeline"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
@@ -42,16 +43,16 @@ func (r *ReplayReport) OK() bool {
 // Replay re-executes a task's latest recorded output into sc and compares
 // the recomputed iteration events, streams and output with the recorded
 // ones. until > 0 stops after that iteration and compares up to it.
-func (e *Engine) Replay(ctx context.Context, task string, until int64, sc *Scratch) (*ReplayReport, error) {
-	p, err := e.LastProduction(task)
+func (r *Record) Replay(ctx context.Context, task string, until int64, sc *Scratch) (*ReplayReport, error) {
+	p, err := r.LastProduction(task)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := p.Iterations(e.Events)
+	rec, err := p.Iterations(r.eng.Events)
 	if err != nil {
 		return nil, err
 	}
-	x, err := e.Reexecute(ctx, p, sc, until)
+	x, err := r.Reexecute(ctx, p, sc, until)
 	if err != nil {
 		return nil, err
 	}
@@ -138,8 +139,8 @@ type Verified struct {
 
 // VerifyCandidates returns the tasks a run would take from the cache, in
 // plan order: everything verify can re-execute.
-func (e *Engine) VerifyCandidates() ([]Explained, error) {
-	xs, err := e.Explain()
+func (r *Record) VerifyCandidates() ([]Explained, error) {
+	xs, err := r.Explain()
 	if err != nil {
 		return nil, err
 	}
@@ -171,17 +172,17 @@ func Sample(xs []Explained, n int, seed uint64) []Explained {
 // Verify re-executes each candidate into sc and compares its output ID
 // with the recorded one; each result is passed to report as it is known.
 // A task that fails to re-execute counts as a mismatch.
-func (e *Engine) Verify(ctx context.Context, xs []Explained, sc *Scratch, report func(Verified)) ([]Verified, error) {
+func (r *Record) Verify(ctx context.Context, xs []Explained, sc *Scratch, report func(Verified)) ([]Verified, error) {
 	var out []Verified
 	for _, x := range xs {
 		if err := ctx.Err(); err != nil {
-			return out, fmt.Errorf("verify: %w", ErrInterrupted)
+			return out, fmt.Errorf("verify: %w", pipeline.ErrInterrupted)
 		}
 		v := Verified{Task: x.Task, Recorded: x.Output}
-		p, err := Produced(e.Events, x.Task, x.Output)
+		p, err := Produced(r.eng.Events, x.Task, x.Output)
 		if err == nil {
 			var re *Reexecution
-			re, err = e.Reexecute(ctx, p, sc, 0)
+			re, err = r.Reexecute(ctx, p, sc, 0)
 			if err == nil && re.Err != nil {
 				err = re.Err
 			}
@@ -191,13 +192,13 @@ func (e *Engine) Verify(ctx context.Context, xs []Explained, sc *Scratch, report
 		}
 		switch {
 		case err != nil && ctx.Err() != nil:
-			return out, fmt.Errorf("verify: %w", ErrInterrupted)
+			return out, fmt.Errorf("verify: %w", pipeline.ErrInterrupted)
 		case err != nil:
 			v.Error = err.Error()
 		case v.Output == v.Recorded:
 			v.Match = true
 		default:
-			v.Differ = e.differingEntries(v.Recorded, v.Output, sc)
+			v.Differ = r.differingEntries(v.Recorded, v.Output, sc)
 		}
 		out = append(out, v)
 		if report != nil {
@@ -209,12 +210,12 @@ func (e *Engine) Verify(ctx context.Context, xs []Explained, sc *Scratch, report
 
 // differingEntries names the entries of two output manifests (recorded in
 // e's store, recomputed in sc's) whose content differs.
-func (e *Engine) differingEntries(recorded, recomputed string, sc *Scratch) []string {
-	a, err := e.OutputEntries(recorded)
+func (r *Record) differingEntries(recorded, recomputed string, sc *Scratch) []string {
+	a, err := r.OutputEntries(recorded)
 	if err != nil {
 		return []string{"(recorded manifest unreadable: " + err.Error() + ")"}
 	}
-	scratch := &Engine{Store: sc.Store}
+	scratch := New(&pipeline.Engine{Store: sc.Store})
 	b, err := scratch.OutputEntries(recomputed)
 	if err != nil {
 		return []string{"(recomputed manifest unreadable: " + err.Error() + ")"}
