@@ -9,6 +9,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 PROFILE  ?= paper
 
 MNIST    := .data/mnist
+REVISION := $(shell git describe --always --dirty 2>/dev/null)
 
 .PHONY: all build deps data run quick smoke test test-short test-reliability bench clean
 
@@ -36,7 +37,7 @@ data:
 # that really runs (see pipeline/codeid/doc.go).
 build: deps
 	$(GO) run ./pipeline/codeid/gen -tags "$(TAGS)" -o $(MANIFEST)
-	$(GO) build -tags "$(TAGS)" -ldflags "-X zorepro/pipeline/codeid.Stamp=$$($(GO) run ./pipeline/codeid/gen -stamp-of $(MANIFEST))" -o $(BIN) ./cmd/pipeline
+	$(GO) build -tags "$(TAGS)" -ldflags "-X zorepro/pipeline/codeid.Stamp=$$($(GO) run ./pipeline/codeid/gen -stamp-of $(MANIFEST)) -X main.revision=$(REVISION)" -o $(BIN) ./cmd/pipeline
 
 # The full reproduction (profile paper).
 run: build data
@@ -45,7 +46,7 @@ run: build data
 quick: build data
 	$(BIN) run --profile quick --jobs $(JOBS)
 
-smoke: build
+smoke: build data
 	$(BIN) run --profile smoke --jobs $(JOBS)
 
 # Tests: vet, then the whole suite with the race detector.

@@ -29,6 +29,21 @@ func cli(t *testing.T, bin, dir string, args ...string) (string, int) {
 	return string(out), cmd.ProcessState.ExitCode()
 }
 
+// cliStdout is cli with stdout alone (stderr carries notes, e.g. the
+// profile shown).
+func cliStdout(t *testing.T, bin, dir string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+	return string(out), cmd.ProcessState.ExitCode()
+}
+
 // TestAuditReplayVerifyGCOnSmoke audits every smoke figure back to its
 // events, replays and verifies tasks, collects garbage, and shows that a
 // tampered event is caught by audit and replay.
@@ -52,7 +67,7 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 	}
 	allEqual := regexp.MustCompile(`(\d+) of (\d+) plotted points equal, bit for bit`)
 	for _, png := range pngs {
-		out, code := cli(t, bin, root, append([]string{"audit", filepath.Base(png)}, common...)...)
+		out, code := cli(t, bin, root, withFlags([]string{"audit", filepath.Base(png)}, common...)...)
 		m := allEqual.FindStringSubmatch(out)
 		if code != 0 || m == nil || m[1] != m[2] || m[1] == "0" {
 			t.Fatalf("audit %s: exit %d\n%s", png, code, out)
@@ -61,23 +76,23 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 
 	// show: a task's output files, one file's exact bytes, and clear errors.
 	tune := "tune/linreg/d=10/method=ars"
-	out, code := cli(t, bin, root, append([]string{"show", tune}, common...)...)
+	out, code := cli(t, bin, root, withFlags([]string{"show", tune}, common...)...)
 	if code != 0 || !regexp.MustCompile(`(?m)^  chosen\.json +\d+ bytes  xxh64-[0-9a-f]{16}\n  table\.csv +\d+ bytes  xxh64-`).MatchString(out) {
 		t.Fatalf("show %s: exit %d\n%s", tune, code, out)
 	}
-	out, code = cli(t, bin, root, append([]string{"show", tune, "table.csv"}, common...)...)
+	out, code = cliStdout(t, bin, root, withFlags([]string{"show", tune, "table.csv"}, common...)...)
 	if code != 0 || !strings.HasPrefix(out, "point,alpha,directions,nu,top,mean_test_loss,") || !strings.Contains(out, ",yes,") {
 		t.Fatalf("show %s table.csv: exit %d\n%s", tune, code, out)
 	}
-	if out, code = cli(t, bin, root, append([]string{"show", tune, "nope.csv"}, common...)...); code != 2 || !strings.Contains(out, `has no file "nope.csv"; its files are chosen.json, table.csv`) {
+	if out, code = cli(t, bin, root, withFlags([]string{"show", tune, "nope.csv"}, common...)...); code != 2 || !strings.Contains(out, `has no file "nope.csv"; its files are chosen.json, table.csv`) {
 		t.Fatalf("show of a missing file: exit %d\n%s", code, out)
 	}
-	if out, code = cli(t, bin, root, append([]string{"show", "tune/nosuch"}, common...)...); code != 2 {
+	if out, code = cli(t, bin, root, withFlags([]string{"show", "tune/nosuch"}, common...)...); code != 2 {
 		t.Fatalf("show of an unknown task: exit %d\n%s", code, out)
 	}
 
 	// One point, traced to the runs, streams and events behind it.
-	point := append([]string{"audit", "fig2-linreg.svg", "--panel", "10", "--curve", "ars", "--x", "5000"}, common...)
+	point := withFlags([]string{"audit", "fig2-linreg.svg", "--panel", "10", "--curve", "ars", "--x", "5000"}, common...)
 	out, code = cli(t, bin, root, point...)
 	for _, want := range []string{
 		"point panel 10, curve ars, samples = 5000", "equal bit for bit",
@@ -93,7 +108,7 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 	if code != 0 || t.Failed() {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	js, code := cli(t, bin, root, append(point, "--json")...)
+	js, code := cliStdout(t, bin, root, append(point, "--json")...)
 	var rep struct {
 		Points []struct {
 			Equal   bool
@@ -112,15 +127,15 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 	}
 
 	// Replay and verify reproduce the recorded runs bit for bit.
-	out, code = cli(t, bin, root, append([]string{"replay", "train/linreg/d=10/method=ars/seed=5488"}, common...)...)
+	out, code = cli(t, bin, root, withFlags([]string{"replay", "train/linreg/d=10/method=ars/seed=5488"}, common...)...)
 	if code != 0 || !strings.Contains(out, "300 recorded, 300 recomputed, 300 equal bit for bit") || !strings.Contains(out, ": identical") {
 		t.Fatalf("replay: exit %d\n%s", code, out)
 	}
-	out, code = cli(t, bin, root, append([]string{"replay", "train/linreg/d=10/method=ars/seed=5488", "--until", "40"}, common...)...)
+	out, code = cli(t, bin, root, withFlags([]string{"replay", "train/linreg/d=10/method=ars/seed=5488", "--until", "40"}, common...)...)
 	if code != 0 || !strings.Contains(out, "40 recorded, 40 recomputed, 40 equal") {
 		t.Fatalf("replay --until 40: exit %d\n%s", code, out)
 	}
-	out, code = cli(t, bin, root, append([]string{"verify", "--sample", "12", "--seed", "7"}, common...)...)
+	out, code = cli(t, bin, root, withFlags([]string{"verify", "--sample", "12", "--seed", "7"}, common...)...)
 	if code != 0 || strings.Count(out, "\nok ") != 12 || !strings.Contains(out, "12 of 12 re-executed tasks reproduced") {
 		t.Fatalf("verify: exit %d\n%s", code, out)
 	}
@@ -131,7 +146,7 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	orphan, _ := st.Put([]byte("unreferenced"))
-	out, code = cli(t, bin, root, append([]string{"gc"}, common...)...)
+	out, code = cli(t, bin, root, withFlags([]string{"gc"}, common...)...)
 	if code != 0 || !strings.Contains(out, "removed 1 unreferenced entries") || st.Has(orphan) {
 		t.Fatalf("gc: exit %d\n%s", code, out)
 	}
@@ -146,7 +161,7 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "DIFFERENT") || !strings.Contains(out, "the event gives") {
 		t.Fatalf("audit of a tampered event: exit %d\n%s", code, out)
 	}
-	out, code = cli(t, bin, root, append([]string{"replay", "evaluate/linreg/d=10/method=ars/seed=5488", "--events"}, common...)...)
+	out, code = cli(t, bin, root, withFlags([]string{"replay", "evaluate/linreg/d=10/method=ars/seed=5488", "--events"}, common...)...)
 	if code != 1 || !strings.Contains(out, "first difference at event 249 (metric test_loss)") ||
 		!strings.Contains(out, "    = iteration 249, samples 4980") || !strings.Contains(out, "    - iteration 250, samples 5000") ||
 		!strings.Contains(out, "    + iteration 250, samples 5000") {

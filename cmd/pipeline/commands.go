@@ -15,6 +15,7 @@ import (
 
 	"zorepro/pipeline"
 	"zorepro/pipeline/codeid"
+	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/provenance"
 	"zorepro/pipeline/store"
@@ -28,12 +29,46 @@ var codeIdentity = func() (pipeline.CodeIdentity, error) { return codeid.Embedde
 // to simulate a full disk.
 var storeOptions store.Options
 
+// openEngine opens the store and its event log and loads the plan. A
+// read-only command refuses a store without an event log, reads a running
+// run's snapshot (openLog), and, unless a profile was chosen, uses the
+// profile of the store's latest run (resolveProfile).
+//
+// A run, or a command given a profile, validates the dag file before it
+// touches the store.
 func openEngine(c *Config, readOnly bool) (*pipeline.Engine, func(), error) {
-	plan, err := loadPlan(c)
+	var plan *dag.Plan
+	var err error
+	early := c.Command == "run" || c.ProfileSet
+	if early {
+		if plan, err = loadPlan(c); err != nil {
+			return nil, nil, err
+		}
+	}
+	eng, closeLog, err := openStore(c, readOnly)
 	if err != nil {
 		return nil, nil, err
 	}
-	if readOnly {
+	if err := resolveProfile(c, eng.Events); err != nil {
+		closeLog()
+		return nil, nil, err
+	}
+	if !early {
+		if plan, err = loadPlan(c); err != nil {
+			closeLog()
+			return nil, nil, err
+		}
+	}
+	eng.Plan = plan
+	eng.Opt.Profile = c.Profile
+	return eng, closeLog, nil
+}
+
+// openStore opens the store and its event log, without a plan. A
+// read-only command, and gc, refuse a store without an event log: a
+// mistyped --store must not create one.
+func openStore(c *Config, readOnly bool) (*pipeline.Engine, func(), error) {
+	if readOnly || c.Command == "gc" {
 		if _, err := os.Stat(filepath.Join(c.Store, "events.db")); err != nil {
 			return nil, nil, fmt.Errorf("no event log at %s: nothing has run with --store %s yet", filepath.Join(c.Store, "events.db"), c.Store)
 		}
@@ -50,9 +85,48 @@ func openEngine(c *Config, readOnly bool) (*pipeline.Engine, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	eng := &pipeline.Engine{Plan: plan, Store: st, Events: log, Code: code, Platform: pipeline.HostPlatform(),
-		Opt: pipeline.Options{Jobs: c.Jobs, Force: c.Force, CheckpointInterval: c.CheckpointInterval, SnapshotInterval: c.SnapshotInterval, FiguresDir: c.Figures, Profile: c.Profile}}
+	eng := &pipeline.Engine{Store: st, Events: log, Code: code, Platform: pipeline.HostPlatform(),
+		Opt: pipeline.Options{Jobs: c.Jobs, Force: c.Force, CheckpointInterval: c.CheckpointInterval, SnapshotInterval: c.SnapshotInterval, FiguresDir: c.Figures}}
 	return eng, func() { log.Close() }, nil
+}
+
+// resolveProfile sets c.Profile, unless a flag or PIPELINE_PROFILE chose
+// it, to the profile of log's latest run (paper if nothing ran), and tells
+// which profile the command shows.
+func resolveProfile(c *Config, log *events.Log) error {
+	if c.Command == "run" {
+		return nil
+	}
+	if c.ProfileSet {
+		fmt.Fprintf(c.Stderr, "profile %s\n", c.Profile)
+		return nil
+	}
+	c.Profile = "paper"
+	if log == nil {
+		fmt.Fprintf(c.Stderr, "profile paper (no store at %s; --profile picks another)\n", c.Store)
+		return nil
+	}
+	runs, err := log.Runs()
+	if err != nil {
+		return err
+	}
+	if len(runs) == 0 {
+		fmt.Fprintf(c.Stderr, "profile paper (the store records no run yet; --profile picks another)\n")
+		return nil
+	}
+	last := runs[len(runs)-1].Run
+	start, ok, err := log.RunStart(last)
+	if err != nil {
+		return err
+	}
+	var info struct {
+		Profile string `json:"profile"`
+	}
+	if ok && json.Unmarshal(start.Data, &info) == nil && info.Profile != "" {
+		c.Profile = info.Profile
+	}
+	fmt.Fprintf(c.Stderr, "profile %s (the latest run's, run %d; --profile picks another)\n", c.Profile, last)
+	return nil
 }
 
 func isTerminal(w io.Writer) bool {
@@ -202,6 +276,19 @@ func cmdStatus(c *Config, stdout io.Writer) (int, error) {
 }
 
 func cmdDAG(c *Config, stdout io.Writer) (int, error) {
+	if _, err := os.Stat(filepath.Join(c.Store, "events.db")); err == nil {
+		log, err := openLog(c, true)
+		if err != nil {
+			return exitInvalidOr(err), err
+		}
+		err = resolveProfile(c, log)
+		log.Close()
+		if err != nil {
+			return exitFailed, err
+		}
+	} else if err := resolveProfile(c, nil); err != nil {
+		return exitFailed, err
+	}
 	plan, err := loadPlan(c)
 	if err != nil {
 		return exitInvalid, err

@@ -378,7 +378,7 @@ func TestSecondRunOnALockedStoreFailsAtOnce(t *testing.T) {
 		{"run"}, {"status"}, {"audit", "fig/any.png"}, {"verify", "--all"}, {"replay", "train/a"}, {"gc"},
 	} {
 		start := time.Now()
-		second := exec.Command(bin, append(args, "--dag", dagPath, "--store", "store", "--figures", "fig")...)
+		second := exec.Command(bin, withFlags(args, "--dag", dagPath, "--store", "store", "--figures", "fig")...)
 		second.Dir = dir
 		out, err := second.CombinedOutput()
 		if err == nil {
@@ -463,7 +463,7 @@ func TestReadOnlyCommandsReadTheRunsSnapshot(t *testing.T) {
 		time.Sleep(25 * time.Millisecond)
 	}
 	cmd := func(args ...string) (string, string, int) {
-		c := exec.Command(bin, append(args, "--dag", dagPath, "--store", "store", "--figures", "fig")...)
+		c := exec.Command(bin, withFlags(args, "--dag", dagPath, "--store", "store", "--figures", "fig")...)
 		c.Dir = dir
 		var out, errb bytes.Buffer
 		c.Stdout, c.Stderr = &out, &errb

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,4 +67,71 @@ func TestBadFlags(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "s")); !os.IsNotExist(err) {
 		t.Errorf("a failed validation created the store: %v", err)
 	}
+}
+
+// TestHelpAndVersion: help goes to stdout with exit 0; a command's help
+// lists its synopsis and only its own flags; --version names the code
+// identity and the build tags.
+func TestHelpAndVersion(t *testing.T) {
+	for _, c := range []struct {
+		args       []string
+		want, lack []string
+	}{
+		{[]string{"help"}, []string{"usage: pipeline <command>", "verify ", "pipeline help <command>"}, nil},
+		{[]string{"--help"}, []string{"usage: pipeline <command>"}, nil},
+		{[]string{"-h"}, []string{"usage: pipeline <command>"}, nil},
+		{[]string{"help", "run"}, []string{"usage: pipeline run [TARGET...] [flags]", "--force", "--snapshot-interval"}, []string{"--until", "--curve"}},
+		{[]string{"run", "--help"}, []string{"usage: pipeline run [TARGET...] [flags]"}, nil},
+		{[]string{"status", "-h"}, []string{"usage: pipeline status [flags]", "--times", "--profile"}, []string{"--force", "--jobs", "--figures"}},
+		{[]string{"help", "events"}, []string{"usage: pipeline events TASK [flags]", "--jsonl"}, []string{"--dag", "--profile", "--jobs"}},
+		{[]string{"help", "gc"}, []string{"--dry-run", "--checkpoints"}, []string{"--dag", "--profile", "--figures"}},
+		{[]string{"help", "verify"}, []string{"--all", "--sample", "--scratch"}, []string{"--force", "--until"}},
+		{[]string{"--version"}, []string{"pipeline ", "code identity"}, nil},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := Main(context.Background(), c.args, &stdout, &stderr); code != exitOK {
+			t.Errorf("%v: exit %d, want 0 (stderr %q)", c.args, code, stderr.String())
+		}
+		if stderr.Len() != 0 {
+			t.Errorf("%v: wrote to stderr: %q", c.args, stderr.String())
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stdout.String(), w) {
+				t.Errorf("%v: stdout lacks %q:\n%s", c.args, w, stdout.String())
+			}
+		}
+		for _, l := range c.lack {
+			if strings.Contains(stdout.String(), l) {
+				t.Errorf("%v: stdout lists %q, a flag the command does not take:\n%s", c.args, l, stdout.String())
+			}
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := Main(context.Background(), []string{"help", "runn"}, &stdout, &stderr); code != exitInvalid || !strings.Contains(stderr.String(), `unknown command "runn"`) {
+		t.Errorf("help of an unknown command: exit %d, %q", code, stderr.String())
+	}
+	// A flag of another command is refused, and the message points at help.
+	stderr.Reset()
+	if code := Main(context.Background(), []string{"status", "--force"}, &stdout, &stderr); code != exitInvalid || !strings.Contains(stderr.String(), "pipeline help status") {
+		t.Errorf("status --force: exit %d, %q", code, stderr.String())
+	}
+}
+
+// withFlags returns args followed by the "--flag value" pairs of common
+// that the command args[0] takes: test harnesses keep one list of dag,
+// store and figure flags for every command, and each command refuses
+// flags it does not take.
+func withFlags(args []string, common ...string) []string {
+	cmd, ok := lookup(args[0])
+	if !ok {
+		panic("withFlags: unknown command " + args[0])
+	}
+	fs := flagSet(cmd, io.Discard)
+	out := slices.Clone(args)
+	for i := 0; i+1 < len(common); i += 2 {
+		if fs.Lookup(strings.TrimPrefix(common[i], "--")) != nil {
+			out = append(out, common[i], common[i+1])
+		}
+	}
+	return out
 }

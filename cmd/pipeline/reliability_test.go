@@ -132,8 +132,8 @@ func TestCorruptEventLog(t *testing.T) {
 
 			for _, cmd := range []string{"run", "status"} {
 				var stdout, stderr bytes.Buffer
-				code := Main(context.Background(), []string{cmd, "--dag", dagFile, "--profile", "smoke", "--jobs", "1",
-					"--store", storeDir, "--figures", filepath.Join(dir, "figures")}, &stdout, &stderr)
+				code := Main(context.Background(), withFlags([]string{cmd}, "--dag", dagFile, "--profile", "smoke", "--jobs", "1",
+					"--store", storeDir, "--figures", filepath.Join(dir, "figures")), &stdout, &stderr)
 				t.Logf("pipeline %s: exit %d, stderr: %s", cmd, code, stderr.String())
 				if code != exitFailed {
 					t.Errorf("pipeline %s: exit code %d, want %d", cmd, code, exitFailed)

@@ -37,7 +37,7 @@ func scratch(c *Config) (*provenance.Scratch, func(), error) {
 	}, nil
 }
 
-func cmdReplay(ctx context.Context, c *Config, stdout io.Writer) (int, error) {
+func cmdReplay(ctx context.Context, c *Config, stdout, _ io.Writer) (int, error) {
 	eng, closeLog, err := openEngine(c, true)
 	if err != nil {
 		return exitInvalidOr(err), err
@@ -133,7 +133,7 @@ func iterText(it task.Iter) string {
 	return fmt.Sprintf("iteration %d, samples %d, digest %016x%s", it.Iteration, it.Samples, it.Digest, metricsText(it.Metrics))
 }
 
-func cmdVerify(ctx context.Context, c *Config, stdout io.Writer) (int, error) {
+func cmdVerify(ctx context.Context, c *Config, stdout, _ io.Writer) (int, error) {
 	eng, closeLog, err := openEngine(c, true)
 	if err != nil {
 		return exitInvalidOr(err), err
@@ -201,8 +201,8 @@ func cmdVerify(ctx context.Context, c *Config, stdout io.Writer) (int, error) {
 
 func cmdGC(c *Config, stdout io.Writer) (int, error) {
 	// Read-write: holding the log's lock keeps runs from adding references
-	// while we collect.
-	eng, closeLog, err := openEngine(c, false)
+	// while we collect. No plan: gc keeps what any recorded run references.
+	eng, closeLog, err := openStore(c, false)
 	if err != nil {
 		return exitInvalidOr(err), err
 	}

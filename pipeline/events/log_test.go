@@ -660,3 +660,26 @@ func js(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestRunStart: the first event of a run is its start, with its data; a
+// run the log does not hold is not found.
+func TestRunStart(t *testing.T) {
+	l := openTest(t)
+	run, err := l.BeginRun(json.RawMessage(`{"profile":"smoke"}`), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := l.NewWriter(WriterOptions{})
+	w.Append(Event{Type: TypeState, Run: run, Task: "a", State: StateStarted})
+	w.Append(Event{Type: TypeRun, Run: run, State: RunFinished, Data: json.RawMessage(`{"executed":1}`)})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ev, ok, err := l.RunStart(run)
+	if err != nil || !ok || ev.State != RunStarted || string(ev.Data) != `{"profile":"smoke"}` {
+		t.Fatalf("RunStart = %+v, %v, %v", ev, ok, err)
+	}
+	if _, ok, err := l.RunStart(run + 1); ok || err != nil {
+		t.Fatalf("an unknown run: %v, %v", ok, err)
+	}
+}

@@ -37,9 +37,27 @@ func (l *Log) RunEvents(run uint64) ([]Event, error) {
 	return evs, err
 }
 
+// RunStart returns the event that started run (its Data is what the run
+// recorded about itself: arguments, profile, dag file); ok is false for a
+// run the log does not hold.
+func (l *Log) RunStart(run uint64) (ev Event, ok bool, err error) {
+	err = l.view(func(tx *bolt.Tx) error {
+		evs, err := indexedEvents(tx, bucketRunEvents, u64(run), 1)
+		if err != nil || len(evs) == 0 {
+			return err
+		}
+		if evs[0].Type != TypeRun || evs[0].State != RunStarted {
+			return fmt.Errorf("%w: run %d begins with a %s/%s event", ErrCorruptLog, run, evs[0].Type, evs[0].State)
+		}
+		ev, ok = evs[0], true
+		return nil
+	})
+	return ev, ok, err
+}
+
 // indexedEvents reads the events whose seqs follow prefix in an index
-// bucket (taskevents or runevents).
-func indexedEvents(tx *bolt.Tx, index, prefix []byte) ([]Event, error) {
+// bucket (taskevents or runevents), at most limit of them (0: all).
+func indexedEvents(tx *bolt.Tx, index, prefix []byte, limit ...int) ([]Event, error) {
 	logb := tx.Bucket(bucketLog)
 	var evs []Event
 	c := tx.Bucket(index).Cursor()
@@ -60,6 +78,9 @@ func indexedEvents(tx *bolt.Tx, index, prefix []byte) ([]Event, error) {
 			return nil, fmt.Errorf("%w: event %d holds seq %d", ErrCorruptLog, binary.BigEndian.Uint64(seq), ev.Seq)
 		}
 		evs = append(evs, ev)
+		if len(limit) > 0 && len(evs) == limit[0] {
+			break
+		}
 	}
 	return evs, nil
 }

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"zorepro/pipeline/codeid"
+)
+
+// A command of the CLI: its synopsis, the flags it takes (names in
+// flagDefs) and what it runs.
+type command struct {
+	name    string
+	args    string // the arguments' synopsis, e.g. "TASK [FILE]"
+	summary string // one line, for the command list
+	detail  string // what `help CMD` adds
+	flags   []string
+	// check reports problems with the arguments (flags are checked by
+	// parseConfig).
+	check func(c *Config) []string
+	run   func(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, error)
+}
+
+// inspect are the flags of the commands that read a store against a plan.
+var inspect = []string{"dag", "profile", "store", "json"}
+
+var commands = []command{
+	{name: "run", args: "[TARGET...]", summary: "execute the DAG, or only the named stages/tasks and what they need (only what changed)",
+		detail: "TARGETs are stage names, task paths or /-bounded prefixes of them. Identities do not depend\non the targets, so a later full run finds their work cached.",
+		flags:  []string{"dag", "profile", "jobs", "store", "figures", "json", "force", "dry-run", "checkpoint-interval", "snapshot-interval"},
+		run:    cmdRun},
+	{name: "status", summary: "the last recorded state of every task (--times: task time per stage)",
+		flags: append(slices.Clone(inspect), "times"), check: noArgs, run: run1(cmdStatus)},
+	{name: "dag", summary: "the expanded task graph with each task's inputs",
+		flags: inspect, check: noArgs, run: run1(cmdDAG)},
+	{name: "why", args: "TASK", summary: "what changed in a task's identity since its last run",
+		flags: inspect, check: oneTask, run: run1(cmdWhy)},
+	{name: "events", args: "TASK", summary: "a task's recorded events, iteration by iteration",
+		detail: "--json prints one object; --jsonl streams one JSON object per event, then a summary object.",
+		flags:  []string{"store", "json", "jsonl"}, check: oneTask, run: run1(cmdEvents)},
+	{name: "show", args: "TASK [FILE]", summary: "the files of a task's latest recorded output, or one file's bytes",
+		flags: inspect, check: showArgs, run: run1(cmdShow)},
+	{name: "audit", args: "FIGURE", summary: "recompute every point of a figure from its events; --x: the chain behind one point",
+		detail: "FIGURE is a file under --figures (any of its PNG, SVG or CSV) or an artifact ID.",
+		flags:  append(slices.Clone(inspect), "figures", "curve", "panel", "x"), check: auditArgs, run: run1(cmdAudit)},
+	{name: "replay", args: "TASK", summary: "re-execute a task's latest recorded output and compare its events bit for bit",
+		flags: append(slices.Clone(inspect), "jobs", "until", "events", "scratch", "keep"), check: oneTask, run: cmdReplay},
+	{name: "verify", summary: "re-execute recorded tasks and compare their outputs with the recorded ones",
+		detail: "--json prints one object; --jsonl streams one JSON object per task, then a summary object.",
+		flags:  append(slices.Clone(inspect), "jobs", "jsonl", "all", "sample", "seed", "scratch", "keep"), check: verifyArgs, run: cmdVerify},
+	{name: "gc", summary: "remove store entries that no recorded run references",
+		flags: []string{"store", "json", "dry-run", "checkpoints"}, check: noArgs, run: run1(cmdGC)},
+}
+
+// run1 adapts a command that needs neither the context nor stderr.
+func run1(f func(c *Config, stdout io.Writer) (int, error)) func(context.Context, *Config, io.Writer, io.Writer) (int, error) {
+	return func(_ context.Context, c *Config, stdout, _ io.Writer) (int, error) { return f(c, stdout) }
+}
+
+func lookup(name string) (*command, bool) {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i], true
+		}
+	}
+	return nil, false
+}
+
+// Flag kinds.
+type flagKind int
+
+const (
+	textFlag flagKind = iota
+	intFlag
+	boolFlag
+	durationFlag
+	uintFlag
+)
+
+type flagDef struct {
+	kind  flagKind
+	def   string
+	usage string
+}
+
+var flagDefs = map[string]flagDef{
+	"dag":                 {textFlag, "dag.yaml", "the DAG file"},
+	"profile":             {textFlag, "", "profile: paper, quick or smoke (as dag.yaml defines); run defaults to paper, the other commands to the profile of the store's latest run"},
+	"jobs":                {intFlag, fmt.Sprint(runtime.NumCPU()), "number of workers"},
+	"store":               {textFlag, "artifacts", "store root (content store and events.db)"},
+	"figures":             {textFlag, "figures", "directory figures are exported to"},
+	"json":                {boolFlag, "false", "print one JSON document"},
+	"jsonl":               {boolFlag, "false", "stream JSON Lines: one object per item, then a summary object"},
+	"force":               {boolFlag, "false", "rerun every task, ignoring the cache"},
+	"dry-run":             {boolFlag, "false", "report what would be done, do nothing"},
+	"checkpoint-interval": {durationFlag, (10 * time.Second).String(), "minimum time between checkpoints of a task"},
+	"snapshot-interval":   {durationFlag, (30 * time.Second).String(), "how often to refresh the event log snapshot that other commands read during the run (0: never)"},
+	"times":               {boolFlag, "false", "print the recorded task time per stage instead of the task list"},
+	"curve":               {textFlag, "", "audit only this curve (its key, e.g. ars)"},
+	"panel":               {textFlag, "", "audit only this panel (its key, e.g. 1000)"},
+	"x":                   {textFlag, "", "audit the plotted point nearest this x, with the chain behind it"},
+	"until":               {textFlag, "0", "stop after this iteration and compare up to it (0: the whole task)"},
+	"events":              {boolFlag, "false", "print every compared event pair"},
+	"all":                 {boolFlag, "false", "verify every recorded task"},
+	"sample":              {textFlag, "0", "verify this many recorded tasks, picked with --seed"},
+	"seed":                {textFlag, "1", "seed of the --sample pick"},
+	"scratch":             {textFlag, "", "directory to re-execute into (default: a temporary directory, removed afterwards)"},
+	"keep":                {boolFlag, "false", "keep the scratch directory"},
+	"checkpoints":         {boolFlag, "false", "also remove the checkpoints of tasks that finished"},
+}
+
+// flagSet returns the flags of cmd, help text included.
+func flagSet(cmd *command, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(cmd.name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
+	for _, name := range cmd.flags {
+		d := flagDefs[name]
+		usage := d.usage
+		if name == "profile" && cmd.name == "run" {
+			usage = "profile: paper, quick or smoke (as dag.yaml defines)"
+		}
+		switch d.kind {
+		case textFlag:
+			fs.String(name, d.def, usage)
+		case intFlag:
+			var n int
+			fmt.Sscan(d.def, &n)
+			fs.Int(name, n, usage)
+		case boolFlag:
+			fs.Bool(name, d.def == "true", usage)
+		case durationFlag:
+			dur, _ := time.ParseDuration(d.def)
+			fs.Duration(name, dur, usage)
+		}
+	}
+	return fs
+}
+
+const overview = `pipeline reproduces the experiments of "Contrasting Exploration in Parameter and
+Action Space" (Vemula, Sun & Bagnell, AISTATS 2019) from dag.yaml, bit for bit.
+
+usage: pipeline <command> [arguments] [flags]
+       pipeline help <command>
+       pipeline --version
+
+Every flag can also be set as PIPELINE_<FLAG> (e.g. PIPELINE_JOBS=4); flags win.
+Exit codes: 0 success, 1 a task or a check failed, 2 invalid input, 130 interrupted.
+
+commands:`
+
+// usage is the overview with the command list.
+func usage() string {
+	var b strings.Builder
+	b.WriteString(overview)
+	for _, c := range commands {
+		fmt.Fprintf(&b, "\n  %-7s %s", c.name, c.summary)
+	}
+	b.WriteString("\n\nrun 'pipeline help <command>' for a command's arguments and flags")
+	return b.String()
+}
+
+// help is the help of one command: synopsis, what it does, its flags.
+func help(cmd *command) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: pipeline %s", cmd.name)
+	if cmd.args != "" {
+		b.WriteString(" " + cmd.args)
+	}
+	fmt.Fprintf(&b, " [flags]\n\n%s\n", cmd.summary)
+	if cmd.detail != "" {
+		b.WriteString(cmd.detail + "\n")
+	}
+	b.WriteString("\nflags:\n" + flagSet(cmd, io.Discard).FlagUsages())
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// revision is the source revision, set at link time by make build
+// (-X main.revision=$(git describe --always --dirty)).
+var revision string
+
+// version describes the binary: its source revision, its code identity (the
+// stamp of the embedded code manifest) and its build.
+func version() string {
+	var b strings.Builder
+	rev := "(unknown revision: built without make, outside git or with -buildvcs=false)"
+	if revision != "" {
+		rev = "revision " + revision
+	} else if bi, ok := debug.ReadBuildInfo(); ok {
+		var r, at, modified string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				r = s.Value
+			case "vcs.time":
+				at = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if r != "" {
+			rev = r
+			if modified == "true" {
+				rev += " (with uncommitted changes)"
+			}
+			if at != "" {
+				rev += ", committed " + at
+			}
+		}
+	}
+	fmt.Fprintf(&b, "pipeline %s\n", rev)
+	m, err := codeid.Embedded()
+	if err != nil {
+		fmt.Fprintf(&b, "code identity: none (%v)\n", err)
+		fmt.Fprintf(&b, "go %s %s/%s", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "code identity %s (the code manifest's stamp)\n", codeid.Stamp)
+	tags := strings.Join(m.Tags(), ",")
+	if tags == "" {
+		tags = "(none: MuJoCo tasks fail)"
+	}
+	fmt.Fprintf(&b, "build tags %s\n", tags)
+	fmt.Fprintf(&b, "go %s %s/%s", m.GoVersion(), m.GOOS(), m.GOARCH())
+	return b.String()
+}
+
+func noArgs(c *Config) []string {
+	if len(c.Args) != 0 {
+		return []string{fmt.Sprintf("pipeline %s: unexpected arguments %q", c.Command, c.Args)}
+	}
+	return nil
+}
+
+func oneTask(c *Config) []string {
+	if len(c.Args) != 1 {
+		return []string{fmt.Sprintf("pipeline %s: takes exactly one TASK argument, got %d", c.Command, len(c.Args))}
+	}
+	return nil
+}
+
+func showArgs(c *Config) []string {
+	if len(c.Args) != 1 && len(c.Args) != 2 {
+		return []string{fmt.Sprintf("pipeline show: takes a TASK and optionally one FILE of its output, got %d arguments", len(c.Args))}
+	}
+	return nil
+}
+
+func auditArgs(c *Config) []string {
+	if len(c.Args) != 1 {
+		return []string{fmt.Sprintf("pipeline audit: takes exactly one FIGURE argument (a file under --figures or an artifact ID), got %d", len(c.Args))}
+	}
+	return nil
+}
+
+func verifyArgs(c *Config) []string {
+	p := noArgs(c)
+	if c.All == (c.Sample > 0) {
+		p = append(p, "pipeline verify: give exactly one of --all and --sample N")
+	}
+	return p
+}
