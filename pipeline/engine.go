@@ -528,9 +528,9 @@ func (e *Engine) VerifyOutput(out string) error {
 	return err
 }
 
-// Outputs returns the entries of the output manifest out, checking that the
-// manifest and every entry it names are present and intact in the store.
-func (e *Engine) Outputs(out string) ([]OutputEntry, error) {
+// Manifest returns the entries of the output manifest out as it names
+// them, without checking the entries themselves.
+func (e *Engine) Manifest(out string) ([]OutputEntry, error) {
 	id, err := store.ParseID(out)
 	if err != nil {
 		return nil, err
@@ -543,9 +543,21 @@ func (e *Engine) Outputs(out string) ([]OutputEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("output %s: %w", out, err)
 	}
+	return es, nil
+}
+
+// Outputs returns the entries of the output manifest out, checking that the
+// manifest and every entry it names are present and intact in the store.
+// The error names the first bad entry and wraps store.ErrNotFound or
+// store.ErrCorrupt.
+func (e *Engine) Outputs(out string) ([]OutputEntry, error) {
+	es, err := e.Manifest(out)
+	if err != nil {
+		return nil, err
+	}
 	for _, en := range es {
-		if !e.Store.Has(en.ID) {
-			return nil, fmt.Errorf("output %s: %s (%s) missing or corrupt: %w", out, en.Name, en.ID, store.ErrNotFound)
+		if err := e.Store.Check(en.ID); err != nil {
+			return nil, fmt.Errorf("output %s: entry %s: %w", out, en.Name, err)
 		}
 	}
 	return es, nil

@@ -136,7 +136,7 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 		t.Fatalf("replay --until 40: exit %d\n%s", code, out)
 	}
 	out, code = cli(t, bin, root, withFlags([]string{"verify", "--sample", "12", "--seed", "7"}, common...)...)
-	if code != 0 || strings.Count(out, "\nok ") != 12 || !strings.Contains(out, "12 of 12 re-executed tasks reproduced") {
+	if code != 0 || strings.Count(out, "\nok ") != 12 || !strings.Contains(out, "12 of 12 tasks reproduced") {
 		t.Fatalf("verify: exit %d\n%s", code, out)
 	}
 
@@ -154,6 +154,38 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 		t.Fatalf("run after gc executed %v", again.Executed)
 	}
 
+	// A stored figure entry that fails its hash check is named as corrupt
+	// by show, audit and verify, each exiting 1; verify lists it among
+	// the tasks of its selection instead of leaving it out.
+	restore := corruptEntry(t, bin, root, st, "plot/fig2-linreg", "fig2-linreg.csv", common)
+	out, code = cli(t, bin, root, withFlags([]string{"show", "plot/fig2-linreg"}, common...)...)
+	if code != 1 || !regexp.MustCompile(`fig2-linreg\.csv +CORRUPT`).MatchString(out) || !strings.Contains(out, "1 of the") {
+		t.Fatalf("show of an output with a corrupt entry: exit %d\n%s", code, out)
+	}
+	out, code = cli(t, bin, root, withFlags([]string{"audit", "fig2-linreg.svg"}, common...)...)
+	if code != 1 || !strings.Contains(out, "fig2-linreg.csv of plot/fig2-linreg") || !strings.Contains(out, "corrupt entry") {
+		t.Fatalf("audit of a figure whose CSV is corrupt: exit %d\n%s", code, out)
+	}
+	js, code = cliStdout(t, bin, root, withFlags([]string{"verify", "plot/fig2-linreg", "--json"}, common...)...)
+	var sum struct {
+		Selected, Reproduced int
+		Verdicts             map[string]int
+		Tasks                []struct{ Task, Verdict, Reason string }
+	}
+	if err := json.Unmarshal([]byte(js), &sum); err != nil || code != 1 {
+		t.Fatalf("verify --json of a selection with a corrupt output: %v (exit %d)\n%s", err, code, js)
+	}
+	total := 0
+	for _, n := range sum.Verdicts {
+		total += n
+	}
+	last := sum.Tasks[len(sum.Tasks)-1]
+	if total != sum.Selected || len(sum.Tasks) != sum.Selected || sum.Reproduced != sum.Selected-1 ||
+		sum.Verdicts["corrupt output"] != 1 || last.Task != "plot/fig2-linreg" || last.Verdict != "corrupt output" || !strings.Contains(last.Reason, "fig2-linreg.csv") {
+		t.Fatalf("verify of a selection with a corrupt output: %+v", sum)
+	}
+	restore()
+
 	// Tamper with the recorded test loss behind the audited point: audit
 	// and replay both catch it.
 	tamper(t, filepath.Join(storeDir, "events.db"), "evaluate/linreg/d=10/method=ars/seed=5488", 5000)
@@ -167,6 +199,40 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 		!strings.Contains(out, "    + iteration 250, samples 5000") {
 		t.Fatalf("replay of a tampered task: exit %d\n%s", code, out)
 	}
+}
+
+// corruptEntry overwrites the stored copy of one file of a task's latest
+// output and returns a function that puts the right bytes back.
+func corruptEntry(t *testing.T, bin, root string, st *store.Store, task, file string, common []string) func() {
+	t.Helper()
+	js, code := cliStdout(t, bin, root, withFlags([]string{"show", task, "--json"}, common...)...)
+	var shown struct{ Files []struct{ Name, ID string } }
+	if err := json.Unmarshal([]byte(js), &shown); err != nil || code != 0 {
+		t.Fatalf("show %s --json: %v (exit %d)\n%s", task, err, code, js)
+	}
+	for _, f := range shown.Files {
+		if f.Name != file {
+			continue
+		}
+		id, err := store.ParseID(f.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		good, err := os.ReadFile(st.Path(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(st.Path(id), append([]byte("#"), good...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return func() {
+			if err := os.WriteFile(st.Path(id), good, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Fatalf("%s's output has no file %s: %+v", task, file, shown)
+	return nil
 }
 
 // tamper rewrites the test_loss a task recorded at a sample count.

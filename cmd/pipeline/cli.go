@@ -53,8 +53,11 @@ var commands = []command{
 		flags:  append(slices.Clone(inspect), "figures", "curve", "panel", "x"), check: auditArgs, run: run1(cmdAudit)},
 	{name: "replay", args: "TASK", summary: "re-execute a task's latest recorded output and compare its events bit for bit",
 		flags: append(slices.Clone(inspect), "jobs", "until", "events", "scratch", "keep"), check: oneTask, run: cmdReplay},
-	{name: "verify", summary: "re-execute recorded tasks and compare their outputs with the recorded ones",
-		detail: "--json prints one object; --jsonl streams one JSON object per task, then a summary object.",
+	{name: "verify", args: "[TARGET...]", summary: "re-execute recorded tasks and compare their outputs with the recorded ones",
+		detail: "TARGETs (as for run) select their tasks and everything upstream; --all every task the store records\n" +
+			"for the profile; --sample N a seeded pick of those. A task whose output or input is corrupt or missing,\n" +
+			"or whose identity changed, is listed as not checkable with the reason; any such task, like a mismatch,\n" +
+			"exits 1. --json prints one object; --jsonl streams one JSON object per task, then a summary object.",
 		flags:  append(slices.Clone(inspect), "jobs", "jsonl", "all", "sample", "seed", "scratch", "keep"), check: verifyArgs, run: cmdVerify},
 	{name: "gc", summary: "remove store entries that no recorded run references",
 		flags: []string{"store", "json", "dry-run", "checkpoints"}, check: noArgs, run: run1(cmdGC)},
@@ -262,9 +265,12 @@ func auditArgs(c *Config) []string {
 }
 
 func verifyArgs(c *Config) []string {
-	p := noArgs(c)
-	if c.All == (c.Sample > 0) {
-		p = append(p, "pipeline verify: give exactly one of --all and --sample N")
+	var p []string
+	switch {
+	case c.All && c.Sample > 0:
+		p = append(p, "pipeline verify: give --all or --sample N, not both")
+	case len(c.Args) == 0 && !c.All && c.Sample == 0:
+		p = append(p, "pipeline verify: give TARGETs, --all or --sample N")
 	}
 	return p
 }

@@ -77,7 +77,9 @@ func openStore(c *Config, readOnly bool) (*pipeline.Engine, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := store.OpenWith(c.Store, storeOptions)
+	opt := storeOptions
+	opt.ReadOnly = readOnly
+	st, err := store.OpenWith(c.Store, opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -484,10 +486,23 @@ func openLog(c *Config, readOnly bool) (*events.Log, error) {
 }
 
 // showFile is one file of a task's output, as `show --json` prints it.
+// problem names what is wrong with a store entry a read failed on.
+func problem(err error) string {
+	switch {
+	case errors.Is(err, store.ErrCorrupt):
+		return "corrupt"
+	case errors.Is(err, store.ErrNotFound):
+		return "missing"
+	}
+	return "unreadable"
+}
+
 type showFile struct {
 	Name  string `json:"name"`
 	ID    string `json:"id"`
 	Bytes int    `json:"bytes"`
+	// Problem is "corrupt" or "missing" for an entry that fails its check.
+	Problem string `json:"problem,omitempty"`
 }
 
 // cmdShow prints the latest recorded output of a task: its files with their
@@ -507,9 +522,13 @@ func cmdShow(c *Config, stdout io.Writer) (int, error) {
 	case err != nil:
 		return exitFailed, err
 	}
-	entries, err := rec.OutputEntries(p.Output)
+	manifest, err := eng.Manifest(p.Output)
 	if err != nil {
-		return exitFailed, err
+		return exitFailed, fmt.Errorf("%s: output manifest %s: %w", p.Task, p.Output, err)
+	}
+	entries := map[string]store.ID{}
+	for _, en := range manifest {
+		entries[en.Name] = en.ID
 	}
 	names := slices.Sorted(maps.Keys(entries))
 	if len(c.Args) == 2 {
@@ -519,7 +538,7 @@ func cmdShow(c *Config, stdout io.Writer) (int, error) {
 		}
 		b, err := eng.Store.Get(id)
 		if err != nil {
-			return exitFailed, fmt.Errorf("%s: %s: %w", p.Task, c.Args[1], err)
+			return exitFailed, fmt.Errorf("%s: %s is %s in the store: %w", p.Task, c.Args[1], problem(err), err)
 		}
 		if _, err := stdout.Write(b); err != nil {
 			return exitFailed, err
@@ -527,23 +546,34 @@ func cmdShow(c *Config, stdout io.Writer) (int, error) {
 		return exitOK, nil
 	}
 	files := make([]showFile, 0, len(names))
+	bad := 0
 	for _, name := range names {
-		b, err := eng.Store.Get(entries[name])
-		if err != nil {
-			return exitFailed, fmt.Errorf("%s: %s: %w", p.Task, name, err)
+		f := showFile{Name: name, ID: entries[name].String()}
+		if b, err := eng.Store.Get(entries[name]); err != nil {
+			f.Problem = problem(err)
+			bad++
+		} else {
+			f.Bytes = len(b)
 		}
-		files = append(files, showFile{Name: name, ID: entries[name].String(), Bytes: len(b)})
+		files = append(files, f)
 	}
 	if c.JSON {
-		err := json.NewEncoder(stdout).Encode(map[string]any{"task": p.Task, "action": p.Action, "run": p.Run, "output": p.Output, "files": files})
+		err := json.NewEncoder(stdout).Encode(map[string]any{"profile": c.Profile, "task": p.Task, "action": p.Action, "run": p.Run, "output": p.Output, "files": files})
 		if err != nil {
 			return exitFailed, err
 		}
-		return exitOK, nil
+	} else {
+		fmt.Fprintf(stdout, "%s: output %s (action %s, recorded in run %d; `pipeline why %s` tells whether it is current)\n", p.Task, p.Output, p.Action, p.Run, p.Task)
+		for _, f := range files {
+			if f.Problem != "" {
+				fmt.Fprintf(stdout, "  %-28s %10s        %s  (%s in the store)\n", f.Name, strings.ToUpper(f.Problem), f.ID, f.Problem)
+				continue
+			}
+			fmt.Fprintf(stdout, "  %-28s %10d bytes  %s\n", f.Name, f.Bytes, f.ID)
+		}
 	}
-	fmt.Fprintf(stdout, "%s: output %s (action %s, recorded in run %d; `pipeline why %s` tells whether it is current)\n", p.Task, p.Output, p.Action, p.Run, p.Task)
-	for _, f := range files {
-		fmt.Fprintf(stdout, "  %-28s %10d bytes  %s\n", f.Name, f.Bytes, f.ID)
+	if bad > 0 {
+		return exitFailed, fmt.Errorf("%s: %d of the %d files of output %s are corrupt or missing in the store (a run recomputes them)", p.Task, bad, len(files), p.Output)
 	}
 	return exitOK, nil
 }

@@ -277,7 +277,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func loadPlan(c *Config) (*dag.Plan, error) {
 	plan, err := dag.Load(c.DAG, c.Profile, stages.Kinds())
-	if err != nil || c.Command != "run" {
+	if err != nil || c.Command != "run" && c.Command != "verify" {
 		return plan, err
 	}
 	return plan.Only(c.Args)

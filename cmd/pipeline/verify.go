@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"zorepro/pipeline"
 	"zorepro/pipeline/provenance"
@@ -133,6 +134,18 @@ func iterText(it task.Iter) string {
 	return fmt.Sprintf("iteration %d, samples %d, digest %016x%s", it.Iteration, it.Samples, it.Digest, metricsText(it.Metrics))
 }
 
+// verifySummary is what verify --json prints, and --jsonl's last line.
+type verifySummary struct {
+	Profile    string                `json:"profile"`
+	Recorded   int                   `json:"recorded"` // tasks with a recorded output
+	Selected   int                   `json:"selected"`
+	Sample     int                   `json:"sample,omitempty"`
+	Seed       uint64                `json:"seed,omitempty"`
+	Verdicts   map[string]int        `json:"verdicts"` // counts add up to Selected
+	Reproduced int                   `json:"reproduced"`
+	Tasks      []provenance.Verified `json:"tasks,omitempty"` // --json only
+}
+
 func cmdVerify(ctx context.Context, c *Config, stdout, _ io.Writer) (int, error) {
 	eng, closeLog, err := openEngine(c, true)
 	if err != nil {
@@ -145,58 +158,90 @@ func cmdVerify(ctx context.Context, c *Config, stdout, _ io.Writer) (int, error)
 		return exitFailed, err
 	}
 	if len(cands) == 0 {
-		return exitInvalid, fmt.Errorf("no task of profile %s is cached in %s: nothing to verify", c.Profile, c.Store)
+		return exitInvalid, fmt.Errorf("no task of profile %s is recorded in %s: nothing to verify", c.Profile, c.Store)
 	}
 	pick := cands
-	if !c.All {
+	sum := verifySummary{Profile: c.Profile, Recorded: len(cands), Verdicts: map[string]int{}}
+	if c.Sample > 0 {
 		pick = provenance.Sample(cands, c.Sample, c.SampleSeed)
+		sum.Sample, sum.Seed = c.Sample, c.SampleSeed
 	}
+	sum.Selected = len(pick)
 	sc, done, err := scratch(c)
 	if err != nil {
 		return exitFailed, err
 	}
 	defer done()
-	if !c.JSON {
+	if !c.JSON && !c.JSONL {
 		what := "all"
-		if !c.All {
+		if c.Sample > 0 {
 			what = fmt.Sprintf("a sample (seed %d) of", c.SampleSeed)
 		}
-		fmt.Fprintf(stdout, "verifying %s %d of %d cached tasks by re-executing them into %s\n", what, len(pick), len(cands), sc.Dir)
+		fmt.Fprintf(stdout, "verifying %s %d of %d recorded tasks by re-executing them into %s\n", what, len(pick), len(cands), sc.Dir)
 	}
 	enc := json.NewEncoder(stdout)
 	vs, err := provenance.New(eng).Verify(ctx, pick, sc, func(v provenance.Verified) {
-		if c.JSON {
-			enc.Encode(v)
-			return
-		}
 		switch {
-		case v.Match:
-			fmt.Fprintf(stdout, "ok       %s %s\n", v.Task, v.Output)
-		case v.Error != "":
-			fmt.Fprintf(stdout, "FAILED   %s: %s\n", v.Task, v.Error)
-		default:
-			fmt.Fprintf(stdout, "MISMATCH %s: recorded %s, recomputed %s\n", v.Task, v.Recorded, v.Output)
-			for _, d := range v.Differ {
-				fmt.Fprintf(stdout, "           %s\n", d)
-			}
+		case c.JSONL:
+			enc.Encode(v)
+		case !c.JSON:
+			printVerified(stdout, v)
 		}
 	})
-	bad := 0
 	for _, v := range vs {
-		if !v.Match {
-			bad++
-		}
+		sum.Verdicts[v.Verdict]++
 	}
+	sum.Reproduced = sum.Verdicts[provenance.Reproduced]
 	if err != nil {
 		return exitInterrupted, err
 	}
-	if !c.JSON {
-		fmt.Fprintf(stdout, "%d of %d re-executed tasks reproduced their recorded outputs bit for bit\n", len(vs)-bad, len(vs))
+	switch {
+	case c.JSON:
+		sum.Tasks = vs
+		fallthrough
+	case c.JSONL:
+		if err := enc.Encode(sum); err != nil {
+			return exitFailed, err
+		}
+	default:
+		printVerifySummary(stdout, sum)
 	}
-	if bad > 0 {
-		return exitFailed, fmt.Errorf("verify: %d of %d tasks did not reproduce their recorded outputs", bad, len(vs))
+	if bad := len(vs) - sum.Reproduced; bad > 0 {
+		return exitFailed, fmt.Errorf("verify: %d of %d tasks were not reproduced or could not be checked", bad, len(vs))
 	}
 	return exitOK, nil
+}
+
+func printVerified(w io.Writer, v provenance.Verified) {
+	switch v.Verdict {
+	case provenance.Reproduced:
+		fmt.Fprintf(w, "ok       %s %s\n", v.Task, v.Output)
+	case provenance.Failed:
+		fmt.Fprintf(w, "FAILED   %s: %s\n", v.Task, v.Error)
+	case provenance.Differs:
+		fmt.Fprintf(w, "MISMATCH %s: recorded %s, recomputed %s\n", v.Task, v.Recorded, v.Output)
+		for _, d := range v.Differ {
+			fmt.Fprintf(w, "           %s\n", d)
+		}
+	default:
+		fmt.Fprintf(w, "UNCHECKED %s: %s: %s\n", v.Task, v.Verdict, v.Reason)
+	}
+}
+
+// printVerifySummary prints the counts, which add up to the selection.
+func printVerifySummary(w io.Writer, s verifySummary) {
+	fmt.Fprintf(w, "%d of %d tasks reproduced their recorded outputs bit for bit", s.Reproduced, s.Selected)
+	var others []string
+	for _, k := range []string{provenance.Differs, provenance.Failed, provenance.Changed, provenance.CorruptOutput,
+		provenance.MissingOutput, provenance.CorruptInput, provenance.MissingInput} {
+		if n := s.Verdicts[k]; n > 0 {
+			others = append(others, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	if len(others) > 0 {
+		fmt.Fprintf(w, "; not reproduced or not checkable: %s", strings.Join(others, ", "))
+	}
+	fmt.Fprintln(w)
 }
 
 func cmdGC(c *Config, stdout io.Writer) (int, error) {

@@ -70,11 +70,13 @@ func (r *Record) Explain() ([]Explained, error) {
 			switch {
 			case r.eng.Opt.Force:
 				x.Reason = "--force"
-			case ok && r.eng.VerifyOutput(rec.Output) == nil:
+			case ok:
+				if err := r.eng.VerifyOutput(rec.Output); err != nil {
+					x.Reason = "cached output " + damage(err, "corrupt", "missing") + ": " + err.Error()
+					break
+				}
 				x.Do, x.Output, x.Reason = WouldCache, rec.Output, "identity unchanged"
 				outputs[t.Path] = rec.Output
-			case ok:
-				x.Reason = "cached output missing or corrupt"
 			case x.Recorded == nil:
 				x.Reason = "never run"
 			default:

@@ -197,17 +197,20 @@ func (r *Record) OutputEntries(output string) (map[string]store.ID, error) {
 	return out, nil
 }
 
-// ReadOutput returns the bytes of one named pipeline.OutputEntry of a recorded output.
+// ReadOutput returns the bytes of one named entry of a recorded output. A
+// damaged entry is an error wrapping store.ErrCorrupt or store.ErrNotFound;
+// the other entries are not looked at.
 func (r *Record) ReadOutput(output, name string) ([]byte, error) {
-	es, err := r.OutputEntries(output)
+	es, err := r.eng.Manifest(output)
 	if err != nil {
 		return nil, err
 	}
-	id, ok := es[name]
-	if !ok {
-		return nil, fmt.Errorf("output %s has no pipeline.OutputEntry %q", output, name)
+	for _, en := range es {
+		if en.Name == name {
+			return r.eng.Store.Get(en.ID)
+		}
 	}
-	return r.eng.Store.Get(id)
+	return nil, fmt.Errorf("output %s has no entry %q", output, name)
 }
 
 // FigureSource is the recorded plot task behind a figure file.
@@ -231,6 +234,7 @@ func (r *Record) FindFigure(ref string, content []byte) (*FigureSource, error) {
 		}
 		want = id
 	}
+	var unreadable []string
 	for _, t := range r.eng.Plan.Tasks {
 		if fx, ok := t.Runner.(pipeline.FigureExporter); !ok || !fx.ExportFigures() {
 			continue
@@ -249,10 +253,12 @@ func (r *Record) FindFigure(ref string, content []byte) (*FigureSource, error) {
 			match := ""
 			if ev.Output == want.String() {
 				match = "(the whole output)"
-			} else if es, err := r.OutputEntries(ev.Output); err == nil {
-				for _, name := range sortedNames(es) {
-					if es[name] == want {
-						match = name
+			} else if es, err := r.eng.Manifest(ev.Output); err != nil {
+				unreadable = append(unreadable, fmt.Sprintf("%s's output %s: %v", t.Path, ev.Output, err))
+			} else {
+				for _, en := range es {
+					if en.ID == want {
+						match = en.Name
 						break
 					}
 				}
@@ -266,6 +272,10 @@ func (r *Record) FindFigure(ref string, content []byte) (*FigureSource, error) {
 			}
 			return &FigureSource{Production: p, Entry: match, ID: want}, nil
 		}
+	}
+	if len(unreadable) > 0 {
+		return nil, fmt.Errorf("%s (%s) is not in any readable output of this DAG's plot tasks; %d recorded outputs could not be read: %s",
+			ref, want, len(unreadable), strings.Join(unreadable, "; "))
 	}
 	return nil, notRecordedf("%s (%s) is not an output of any recorded run of this DAG's plot tasks", ref, want)
 }

@@ -3,12 +3,14 @@ package provenance
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 
 	"zorepro/pipeline"
 	"zorepro/pipeline/events"
+	"zorepro/pipeline/store"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
@@ -127,85 +129,125 @@ func sameStreams(rec, got *Streams, subset bool) bool {
 	return slices.Equal(rec.Families, got.Families)
 }
 
-// Verified is one task's verification: its cached output recomputed.
+// Verdicts of Verify: the first reproduced, the others a task that did
+// not reproduce its recorded output or could not be checked.
+const (
+	Reproduced    = "reproduced"     // re-executed; the same output ID
+	Differs       = "differs"        // re-executed; another output ID
+	Failed        = "failed"         // the re-execution failed
+	CorruptOutput = "corrupt output" // the recorded output fails its hash check
+	MissingOutput = "missing output" // the recorded output is not in the store
+	CorruptInput  = "corrupt input"  // an input's recorded output fails its hash check
+	MissingInput  = "missing input"  // an input's recorded output is not in the store
+	Changed       = "changed"        // the identity changed (code, param, ...): not the same action
+)
+
+// Verified is one task's verification: its recorded output recomputed, or
+// why that could not be done.
 type Verified struct {
 	Task     string   `json:"task"`
+	Verdict  string   `json:"verdict"`
+	Reason   string   `json:"reason,omitempty"` // what is damaged or changed
 	Recorded string   `json:"recorded"`
 	Output   string   `json:"output,omitempty"`
-	Match    bool     `json:"match"`
+	Match    bool     `json:"match"`            // Verdict == Reproduced
 	Differ   []string `json:"differ,omitempty"` // entries whose content differs
 	Error    string   `json:"error,omitempty"`
 }
 
-// VerifyCandidates returns the tasks a run would take from the cache, in
-// plan order: everything verify can re-execute.
-func (r *Record) VerifyCandidates() ([]Explained, error) {
-	xs, err := r.Explain()
-	if err != nil {
-		return nil, err
-	}
-	var out []Explained
-	for _, x := range xs {
-		if x.Do == WouldCache && x.Output != "" {
-			out = append(out, x)
+// VerifyCandidates returns the latest recorded production of every plan
+// task that has one, in plan order: everything verify is asked to check.
+func (r *Record) VerifyCandidates() ([]*Production, error) {
+	var out []*Production
+	for _, t := range r.eng.Plan.Tasks {
+		p, err := r.LastProduction(t.Path)
+		switch {
+		case errors.Is(err, ErrNotRecorded):
+			continue
+		case err != nil:
+			return nil, err
 		}
+		out = append(out, p)
 	}
 	return out, nil
 }
 
-// Sample picks n of the candidates with a stream seeded by seed (the same
-// seed picks the same tasks), returned in plan order. n <= 0 or n >= the
-// number of candidates returns them all.
-func Sample(xs []Explained, n int, seed uint64) []Explained {
+// Sample picks n of xs with a stream seeded by seed (the same seed picks
+// the same items), returned in their order. n <= 0 or n >= len(xs) returns
+// them all.
+func Sample[T any](xs []T, n int, seed uint64) []T {
 	if n <= 0 || n >= len(xs) {
 		return xs
 	}
 	idx := rand.New(stream.New(seed, "verify", nil).PCG("sample")).Perm(len(xs))[:n]
 	slices.Sort(idx)
-	out := make([]Explained, n)
+	out := make([]T, n)
 	for i, j := range idx {
 		out[i] = xs[j]
 	}
 	return out
 }
 
-// Verify re-executes each candidate into sc and compares its output ID
-// with the recorded one; each result is passed to report as it is known.
-// A task that fails to re-execute counts as a mismatch.
-func (r *Record) Verify(ctx context.Context, xs []Explained, sc *Scratch, report func(Verified)) ([]Verified, error) {
+// Verify checks each recorded production: that its output and its inputs
+// are intact in the store, that this binary and DAG would run the same
+// action, and then, re-executed into sc, that it gives the recorded output
+// ID. Every production gets a Verified, passed to report as it is known.
+func (r *Record) Verify(ctx context.Context, ps []*Production, sc *Scratch, report func(Verified)) ([]Verified, error) {
 	var out []Verified
-	for _, x := range xs {
+	for _, p := range ps {
 		if err := ctx.Err(); err != nil {
 			return out, fmt.Errorf("verify: %w", pipeline.ErrInterrupted)
 		}
-		v := Verified{Task: x.Task, Recorded: x.Output}
-		p, err := Produced(r.eng.Events, x.Task, x.Output)
-		if err == nil {
-			var re *Reexecution
-			re, err = r.Reexecute(ctx, p, sc, 0)
-			if err == nil && re.Err != nil {
-				err = re.Err
-			}
-			if err == nil {
-				v.Output = re.Output
+		v := Verified{Task: p.Task, Recorded: p.Output}
+		v.Verdict, v.Reason = r.checkable(p)
+		if v.Verdict == "" {
+			re, err := r.Reexecute(ctx, p, sc, 0)
+			var idErr *IdentityError
+			switch {
+			case err != nil && ctx.Err() != nil:
+				return out, fmt.Errorf("verify: %w", pipeline.ErrInterrupted)
+			case errors.As(err, &idErr):
+				v.Verdict, v.Reason = Changed, describeDiff(idErr.Diff)
+			case err != nil:
+				v.Verdict, v.Error = Failed, err.Error()
+			case re.Err != nil:
+				v.Verdict, v.Error = Failed, re.Err.Error()
+			case re.Output == p.Output:
+				v.Verdict, v.Output = Reproduced, re.Output
+			default:
+				v.Verdict, v.Output = Differs, re.Output
+				v.Differ = r.differingEntries(v.Recorded, v.Output, sc)
 			}
 		}
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return out, fmt.Errorf("verify: %w", pipeline.ErrInterrupted)
-		case err != nil:
-			v.Error = err.Error()
-		case v.Output == v.Recorded:
-			v.Match = true
-		default:
-			v.Differ = r.differingEntries(v.Recorded, v.Output, sc)
-		}
+		v.Match = v.Verdict == Reproduced
 		out = append(out, v)
 		if report != nil {
 			report(v)
 		}
 	}
 	return out, nil
+}
+
+// checkable returns "" if p's output and inputs are intact in the store,
+// or the verdict and reason that keep it from being checked.
+func (r *Record) checkable(p *Production) (verdict, reason string) {
+	if _, err := r.eng.Outputs(p.Output); err != nil {
+		return damage(err, CorruptOutput, MissingOutput), err.Error()
+	}
+	for _, in := range p.Inputs() {
+		if _, err := r.eng.Outputs(in.Output); err != nil {
+			return damage(err, CorruptInput, MissingInput), in.Task + ": " + err.Error()
+		}
+	}
+	return "", ""
+}
+
+// damage picks the corrupt or the missing verdict for a store error.
+func damage(err error, corrupt, missing string) string {
+	if errors.Is(err, store.ErrNotFound) {
+		return missing
+	}
+	return corrupt
 }
 
 // differingEntries names the entries of two output manifests (recorded in

@@ -233,6 +233,105 @@ func TestReplayAndVerifyCatchADrift(t *testing.T) {
 	}
 }
 
+// Verify gives every recorded task a verdict: a task whose output or
+// input fails its hash check, or whose identity changed, is listed with
+// the reason instead of being left out, and the verdicts cover the whole
+// selection.
+func TestVerifyNamesWhatItCannotCheck(t *testing.T) {
+	h := newDrift(t)
+	if _, err := h.run(context.Background(), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	e := h.engine(time.Hour)
+	rec := provenance.New(e)
+	output := func(task string) string {
+		p, err := rec.LastProduction(task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Output
+	}
+	// Corrupt the one entry of w/seed=2's output, and the manifest of a
+	// (every w task's input).
+	es, err := e.Outputs(output("w/seed=2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(e.Store.Path(es[0].ID), []byte("not what was stored"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cands, err := rec.VerifyCandidates()
+	if err != nil || len(cands) != 4 {
+		t.Fatalf("candidates %d, %v; want all 4 recorded tasks", len(cands), err)
+	}
+	got := map[string]provenance.Verified{}
+	vs, err := rec.Verify(context.Background(), cands, h.scratch(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		got[v.Task] = v
+	}
+	if v := got["w/seed=2"]; v.Verdict != provenance.CorruptOutput || v.Match || !strings.Contains(v.Reason, "entry data") {
+		t.Errorf("w/seed=2 with a corrupt output: %+v", v)
+	}
+	for _, task := range []string{"a", "w/seed=1", "w/seed=3"} {
+		if v := got[task]; v.Verdict != provenance.Reproduced || !v.Match {
+			t.Errorf("%s: %+v, want reproduced", task, v)
+		}
+	}
+	// The check left the corrupt entry where it was (the engine's store is
+	// writable here; only Get quarantines).
+	if _, err := os.Stat(e.Store.Path(es[0].ID)); err != nil {
+		t.Errorf("verify moved the corrupt entry: %v", err)
+	}
+
+	mf, _ := store.ParseID(output("a"))
+	if err := os.Remove(e.Store.Path(mf)); err != nil {
+		t.Fatal(err)
+	}
+	vs, err = rec.Verify(context.Background(), cands, h.scratch(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": provenance.MissingOutput, "w/seed=1": provenance.MissingInput,
+		"w/seed=2": provenance.CorruptOutput, "w/seed=3": provenance.MissingInput}
+	for _, v := range vs {
+		if v.Verdict != want[v.Task] {
+			t.Errorf("%s: verdict %q (%s), want %q", v.Task, v.Verdict, v.Reason, want[v.Task])
+		}
+		if v.Verdict == provenance.MissingInput && !strings.HasPrefix(v.Reason, "a: ") {
+			t.Errorf("%s: reason %q does not name the input task", v.Task, v.Reason)
+		}
+	}
+	e.Events.Close()
+
+	// A fresh store where the code changed: every task is listed as changed.
+	h2 := newDrift(t)
+	if _, err := h2.run(context.Background(), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	h2.code.Bump("strings")
+	e2 := h2.engine(time.Hour)
+	cands, err = provenance.New(e2).VerifyCandidates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err = provenance.New(e2).Verify(context.Background(), cands, h2.scratch(), nil)
+	if err != nil || len(vs) != 4 {
+		t.Fatalf("verify after a code change: %d verdicts, %v", len(vs), err)
+	}
+	for _, v := range vs {
+		wantV, wantR := provenance.Changed, "changed: code"
+		if v.Task == "a" { // src does not import strings
+			wantV, wantR = provenance.Reproduced, ""
+		}
+		if v.Verdict != wantV || v.Reason != wantR {
+			t.Errorf("%s after a code change: %q %q, want %q %q", v.Task, v.Verdict, v.Reason, wantV, wantR)
+		}
+	}
+}
+
 func TestReplayRefusesAChangedIdentity(t *testing.T) {
 	h := newDrift(t)
 	if _, err := h.run(context.Background(), time.Hour); err != nil {

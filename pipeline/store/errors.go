@@ -17,6 +17,10 @@ var (
 	// ErrBadID is returned by ParseID when the text is not "xxh64-" followed
 	// by 16 lowercase hex digits.
 	ErrBadID = errors.New("store: malformed ID")
+
+	// ErrReadOnly is returned by Put and Remove on a store opened with
+	// Options.ReadOnly.
+	ErrReadOnly = errors.New("store: opened read-only")
 )
 
 // CorruptError reports an entry whose content does not match its ID. It

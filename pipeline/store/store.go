@@ -20,6 +20,8 @@ type Store struct {
 
 	// create makes the temp file an entry is written to (Options.CreateTemp).
 	create func(dir, pattern string) (TempFile, error)
+
+	readOnly bool // Options.ReadOnly
 }
 
 // Options configure OpenWith. The zero value is what Open uses.
@@ -29,6 +31,11 @@ type Options struct {
 	// os.CreateTemp. It is a test seam: tests return files whose writes
 	// fail (e.g. with ENOSPC) to simulate a full disk.
 	CreateTemp func(dir, pattern string) (TempFile, error)
+
+	// ReadOnly opens the store for inspection: nothing is created, Put and
+	// Remove fail with ErrReadOnly, and Get reports a corrupt entry
+	// without moving it to quarantine.
+	ReadOnly bool
 }
 
 // TempFile is what Put writes an entry through: the methods of *os.File it
@@ -47,6 +54,9 @@ func Open(root string) (*Store, error) { return OpenWith(root, Options{}) }
 
 // OpenWith is Open with options.
 func OpenWith(root string, opt Options) (*Store, error) {
+	if opt.ReadOnly {
+		return &Store{root: root, readOnly: true}, nil
+	}
 	for _, d := range []string{casDir, tmpDir} {
 		p := filepath.Join(root, d)
 		if err := os.MkdirAll(p, 0o755); err != nil {
@@ -87,6 +97,9 @@ func (s *Store) Path(id ID) string {
 // does nothing; a corrupt one is quarantined and replaced.
 func (s *Store) Put(data []byte) (ID, error) {
 	id := Sum(data)
+	if s.readOnly {
+		return id, fmt.Errorf("%w: put %s", ErrReadOnly, id)
+	}
 	p := s.Path(id)
 	switch _, err := s.read(id, p); {
 	case err == nil:
@@ -161,9 +174,30 @@ func (s *Store) read(id ID, p string) ([]byte, error) {
 	}
 	if got := Sum(data); got != id {
 		reason := fmt.Sprintf("hash mismatch: %d bytes hash to %s", len(data), got)
+		if s.readOnly {
+			return nil, &CorruptError{ID: id, Path: p, Reason: reason}
+		}
 		return nil, s.quarantine(id, p, reason)
 	}
 	return data, nil
+}
+
+// Check reports whether id's entry is present and intact, without side
+// effects: nil, an error wrapping ErrNotFound, or a *CorruptError (the
+// entry left where it is).
+func (s *Store) Check(id ID) error {
+	p := s.Path(id)
+	data, err := os.ReadFile(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %s (%s)", ErrNotFound, id, p)
+	case err != nil:
+		return fmt.Errorf("store: check %s: %w", id, err)
+	}
+	if got := Sum(data); got != id {
+		return &CorruptError{ID: id, Path: p, Reason: fmt.Sprintf("hash mismatch: %d bytes hash to %s", len(data), got)}
+	}
+	return nil
 }
 
 // quarantine moves the corrupt entry at p aside and returns the
@@ -190,14 +224,14 @@ func (s *Store) quarantine(id ID, p, reason string) error {
 // Has reports whether a valid entry for id exists. It re-hashes the entry
 // and has no side effects: a corrupt entry is reported as absent but left
 // for Get or Put to quarantine.
-func (s *Store) Has(id ID) bool {
-	data, err := os.ReadFile(s.Path(id))
-	return err == nil && Sum(data) == id
-}
+func (s *Store) Has(id ID) bool { return s.Check(id) == nil }
 
 // Remove deletes the entry for id. A missing entry is ErrNotFound.
 func (s *Store) Remove(id ID) error {
 	p := s.Path(id)
+	if s.readOnly {
+		return fmt.Errorf("%w: remove %s", ErrReadOnly, id)
+	}
 	err := os.Remove(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%w: %s (%s)", ErrNotFound, id, p)

@@ -383,3 +383,54 @@ func assertTmpEmpty(t *testing.T, s *Store) {
 		t.Errorf("leftover temp file %s", e.Name())
 	}
 }
+
+// A read-only store names a corrupt entry as corrupt, every time, and
+// changes nothing: no quarantine, no Put, no Remove, no directories made.
+func TestReadOnlyReportsCorruptAndChangesNothing(t *testing.T) {
+	s := openTemp(t)
+	data := []byte("jumps over the lazy dog")
+	id, err := s.Put(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Clone(data)
+	bad[0] ^= 0x20
+	if err := os.WriteFile(s.Path(id), bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := OpenWith(s.Root(), Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		var cerr *CorruptError
+		if _, err := ro.Get(id); !errors.As(err, &cerr) || cerr.Quarantine != "" {
+			t.Fatalf("read-only Get %d of a corrupt entry: %v, want an unmoved *CorruptError", i, err)
+		}
+		if err := ro.Check(id); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("Check %d: %v, want ErrCorrupt", i, err)
+		}
+	}
+	if got, err := os.ReadFile(s.Path(id)); err != nil || !bytes.Equal(got, bad) {
+		t.Fatalf("the corrupt entry moved or changed: %q, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(s.Root(), "quarantine")); !os.IsNotExist(err) {
+		t.Fatalf("read-only Get made a quarantine directory (stat err %v)", err)
+	}
+	if _, err := ro.Put([]byte("new")); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("read-only Put: %v, want ErrReadOnly", err)
+	}
+	if err := ro.Remove(id); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("read-only Remove: %v, want ErrReadOnly", err)
+	}
+	if err := ro.Check(Sum([]byte("absent"))); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Check of an absent entry: %v, want ErrNotFound", err)
+	}
+	missing := filepath.Join(t.TempDir(), "nowhere")
+	if _, err := OpenWith(missing, Options{ReadOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Fatalf("read-only open created %s", missing)
+	}
+}
