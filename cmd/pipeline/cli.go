@@ -58,7 +58,7 @@ var commands = []command{
 			"for the profile; --sample N a seeded pick of those. A task whose output or input is corrupt or missing,\n" +
 			"or whose identity changed, is listed as not checkable with the reason; any such task, like a mismatch,\n" +
 			"exits 1. --json prints one object; --jsonl streams one JSON object per task, then a summary object.",
-		flags:  append(slices.Clone(inspect), "jobs", "jsonl", "all", "sample", "seed", "scratch", "keep"), check: verifyArgs, run: cmdVerify},
+		flags: append(slices.Clone(inspect), "jobs", "jsonl", "all", "sample", "seed", "scratch", "keep"), check: verifyArgs, run: cmdVerify},
 	{name: "gc", summary: "remove store entries that no recorded run references",
 		flags: []string{"store", "json", "dry-run", "checkpoints"}, check: noArgs, run: run1(cmdGC)},
 }
