@@ -117,15 +117,10 @@ func resolveProfile(c *Config, log *events.Log) error {
 		return nil
 	}
 	last := runs[len(runs)-1].Run
-	start, ok, err := log.RunStart(last)
-	if err != nil {
+	if p, err := profileOf(log, last); err != nil {
 		return err
-	}
-	var info struct {
-		Profile string `json:"profile"`
-	}
-	if ok && json.Unmarshal(start.Data, &info) == nil && info.Profile != "" {
-		c.Profile = info.Profile
+	} else if p != "" {
+		c.Profile = p
 	}
 	fmt.Fprintf(c.Stderr, "profile %s (the latest run's, run %d; --profile picks another)\n", c.Profile, last)
 	return nil
@@ -250,32 +245,54 @@ func cmdStatus(c *Config, stdout io.Writer) (int, error) {
 	for _, s := range states {
 		last[s.Task] = s
 	}
-	counts := map[string]int{}
+	doc := statusDoc{Profile: c.Profile, Store: c.Store, Total: len(eng.Plan.Tasks), Counts: map[string]int{}}
 	for _, t := range eng.Plan.Tasks {
-		s, ok := last[t.Path]
-		state := "never-run"
-		if ok {
-			state = s.State
+		ts := taskStatus{Task: t.Path, State: "never-run"}
+		if s, ok := last[t.Path]; ok {
+			ts.State, ts.Run, ts.Error = s.State, s.Run, s.Error
 		}
-		counts[state]++
-		line := fmt.Sprintf("%-11s %s", state, t.Path)
-		if ok {
-			line += fmt.Sprintf("  (run %d)", s.Run)
-			if s.Error != "" {
-				line += ": " + s.Error
+		doc.Counts[ts.State]++
+		doc.Tasks = append(doc.Tasks, ts)
+	}
+	if c.JSON {
+		return exitOK, json.NewEncoder(stdout).Encode(doc)
+	}
+	for _, ts := range doc.Tasks {
+		line := fmt.Sprintf("%-11s %s", ts.State, ts.Task)
+		if ts.Run != 0 {
+			line += fmt.Sprintf("  (run %d)", ts.Run)
+			if ts.Error != "" {
+				line += ": " + ts.Error
 			}
 		}
 		fmt.Fprintln(stdout, line)
 	}
 	var parts []string
 	for _, k := range []string{"done", "cached", "failed", "skipped", "interrupted", "started", "never-run"} {
-		if counts[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+		if doc.Counts[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", doc.Counts[k], k))
 		}
 	}
-	fmt.Fprintf(stdout, "%d tasks: %s\n", len(eng.Plan.Tasks), strings.Join(parts, ", "))
+	fmt.Fprintf(stdout, "%d tasks of profile %s: %s\n", doc.Total, doc.Profile, strings.Join(parts, ", "))
 	return exitOK, nil
 }
+
+// statusDoc is what status --json prints.
+type statusDoc struct {
+	Profile string         `json:"profile"`
+	Store   string         `json:"store"`
+	Tasks   []taskStatus   `json:"tasks"`
+	Total   int            `json:"total"`
+	Counts  map[string]int `json:"counts"` // by state; they add up to Total
+}
+
+type taskStatus struct {
+	Task  string `json:"task"`
+	State string `json:"state"` // an events state, or "never-run"
+	Run   uint64 `json:"run,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
 
 func cmdDAG(c *Config, stdout io.Writer) (int, error) {
 	if _, err := os.Stat(filepath.Join(c.Store, "events.db")); err == nil {
@@ -295,27 +312,58 @@ func cmdDAG(c *Config, stdout io.Writer) (int, error) {
 	if err != nil {
 		return exitInvalid, err
 	}
+	doc := dagDoc{Profile: plan.Profile, File: c.DAG, Tasks: len(plan.Tasks)}
 	for _, s := range plan.Stages {
-		n := 0
-		for _, t := range plan.Tasks {
-			if t.Stage == s {
-				n++
-			}
-		}
-		fmt.Fprintf(stdout, "stage %s (kind %s, %d tasks)\n", s.Name, s.Kind, n)
+		st := dagStage{Name: s.Name, Kind: s.Kind}
 		for _, t := range plan.Tasks {
 			if t.Stage != s {
 				continue
 			}
-			fmt.Fprintf(stdout, "  %s\n", t.Path)
+			dt := dagTask{Path: t.Path, Inputs: map[string][]string{}}
 			for _, slot := range sortedSlotNames(t.Inputs) {
 				for _, up := range t.Inputs[slot] {
-					fmt.Fprintf(stdout, "      %s <- %s\n", slot, up.Path)
+					dt.Inputs[slot] = append(dt.Inputs[slot], up.Path)
+				}
+			}
+			st.Tasks = append(st.Tasks, dt)
+		}
+		doc.Stages = append(doc.Stages, st)
+	}
+	if c.JSON {
+		return exitOK, json.NewEncoder(stdout).Encode(doc)
+	}
+	for _, s := range doc.Stages {
+		fmt.Fprintf(stdout, "stage %s (kind %s, %d tasks)\n", s.Name, s.Kind, len(s.Tasks))
+		for _, t := range s.Tasks {
+			fmt.Fprintf(stdout, "  %s\n", t.Path)
+			for _, slot := range slices.Sorted(maps.Keys(t.Inputs)) {
+				for _, up := range t.Inputs[slot] {
+					fmt.Fprintf(stdout, "      %s <- %s\n", slot, up)
 				}
 			}
 		}
 	}
+	fmt.Fprintf(stdout, "%d tasks in %d stages (profile %s)\n", doc.Tasks, len(doc.Stages), doc.Profile)
 	return exitOK, nil
+}
+
+// dagDoc is what dag --json prints.
+type dagDoc struct {
+	Profile string     `json:"profile"`
+	File    string     `json:"file"`
+	Stages  []dagStage `json:"stages"`
+	Tasks   int        `json:"tasks"`
+}
+
+type dagStage struct {
+	Name  string    `json:"name"`
+	Kind  string    `json:"kind"`
+	Tasks []dagTask `json:"tasks"`
+}
+
+type dagTask struct {
+	Path   string              `json:"path"`
+	Inputs map[string][]string `json:"inputs"` // slot -> upstream task paths
 }
 
 func cmdWhy(c *Config, stdout io.Writer) (int, error) {
@@ -335,38 +383,71 @@ func cmdWhy(c *Config, stdout io.Writer) (int, error) {
 		if x.Task != c.Args[0] {
 			continue
 		}
-		verb := "would run"
-		if x.Do == provenance.WouldCache {
-			verb = "cached"
-		}
-		fmt.Fprintf(stdout, "%s: %s (%s)\n", x.Task, verb, x.Reason)
+		doc := whyDoc{Profile: c.Profile, Task: x.Task, Do: x.Do, Reason: x.Reason, Action: x.Action, Output: x.Output, RecordedRun: x.RecordedRun}
 		switch {
 		case x.Recorded == nil:
-			fmt.Fprintln(stdout, "no recorded run of this task")
 		case x.Action != "" && x.Do == provenance.WouldCache && pipeline.Action(x.Recorded) == pipeline.Action(x.Transcript):
-			fmt.Fprintf(stdout, "identity unchanged since run %d\n", x.RecordedRun)
+			doc.Unchanged = true
 			if x.Previous != nil {
-				if d := pipeline.DiffTranscripts(x.Previous, x.Recorded); len(d) > 0 {
-					fmt.Fprintln(stdout, "that run differed from the one before it in:")
-					for _, l := range d {
-						fmt.Fprintln(stdout, "  "+l)
-					}
-				}
+				doc.PreviousDiff = pipeline.DiffTranscripts(x.Previous, x.Recorded)
 			}
 		default:
-			fmt.Fprintf(stdout, "changes since run %d (- recorded, + now):\n", x.RecordedRun)
-			for _, l := range pipeline.DiffTranscripts(x.Recorded, x.Transcript) {
-				fmt.Fprintln(stdout, "  "+l)
-			}
+			doc.Diff = pipeline.DiffTranscripts(x.Recorded, x.Transcript)
 		}
+		if c.JSON {
+			return exitOK, json.NewEncoder(stdout).Encode(doc)
+		}
+		printWhy(stdout, doc)
 	}
 	return exitOK, nil
+}
+
+// whyDoc is what why --json prints.
+type whyDoc struct {
+	Profile     string `json:"profile"`
+	Task        string `json:"task"`
+	Do          string `json:"do"` // "cached" or "run"
+	Reason      string `json:"reason"`
+	Action      string `json:"action,omitempty"`
+	Output      string `json:"output,omitempty"`
+	RecordedRun uint64 `json:"recorded_run,omitempty"` // 0: never run
+	Unchanged   bool   `json:"unchanged"`              // identity unchanged since RecordedRun
+	// Diff is the transcript diff since RecordedRun ("- recorded", "+ now").
+	Diff []string `json:"diff,omitempty"`
+	// PreviousDiff is, for an unchanged task, how RecordedRun differed from
+	// the run before it.
+	PreviousDiff []string `json:"previous_diff,omitempty"`
+}
+
+func printWhy(w io.Writer, d whyDoc) {
+	verb := "would run"
+	if d.Do == provenance.WouldCache {
+		verb = "cached"
+	}
+	fmt.Fprintf(w, "%s: %s (%s)\n", d.Task, verb, d.Reason)
+	switch {
+	case d.RecordedRun == 0:
+		fmt.Fprintln(w, "no recorded run of this task")
+	case d.Unchanged:
+		fmt.Fprintf(w, "identity unchanged since run %d\n", d.RecordedRun)
+		if len(d.PreviousDiff) > 0 {
+			fmt.Fprintln(w, "that run differed from the one before it in:")
+			for _, l := range d.PreviousDiff {
+				fmt.Fprintln(w, "  "+l)
+			}
+		}
+	default:
+		fmt.Fprintf(w, "changes since run %d (- recorded, + now):\n", d.RecordedRun)
+		for _, l := range d.Diff {
+			fmt.Fprintln(w, "  "+l)
+		}
+	}
 }
 
 func cmdEvents(c *Config, stdout io.Writer) (int, error) {
 	path := filepath.Join(c.Store, "events.db")
 	if _, err := os.Stat(path); err != nil {
-		return exitInvalid, fmt.Errorf("no event log at %s", path)
+		return exitInvalid, fmt.Errorf("no event log at %s: nothing has run with --store %s yet", path, c.Store)
 	}
 	log, err := openLog(c, true)
 	if err != nil {
@@ -378,21 +459,49 @@ func cmdEvents(c *Config, stdout io.Writer) (int, error) {
 	if err != nil {
 		return exitFailed, err
 	}
-	runs, err := log.IterRuns(taskPath)
+	iterRuns, err := log.IterRuns(taskPath)
 	if err != nil {
 		return exitFailed, err
 	}
-	if len(evs) == 0 && len(runs) == 0 {
+	if len(evs) == 0 && len(iterRuns) == 0 {
 		return exitInvalid, fmt.Errorf("no events recorded for task %q", taskPath)
 	}
+	var its []runIter
+	for _, run := range iterRuns {
+		got, err := log.Iterations(taskPath, run)
+		if err != nil {
+			return exitFailed, err
+		}
+		for _, it := range got {
+			its = append(its, runIter{Type: "iter", Run: run, Iter: it})
+		}
+	}
+	runs, err := runProfiles(log, evs, iterRuns)
+	if err != nil {
+		return exitFailed, err
+	}
+	sum := eventsSummary{Type: "summary", Task: taskPath, Runs: runs, Events: len(evs), Iterations: len(its)}
 	enc := json.NewEncoder(stdout)
-	for _, ev := range evs {
-		if c.JSON {
+	switch {
+	case c.JSON:
+		return exitOK, enc.Encode(eventsDoc{eventsSummary: sum, EventList: evs, IterList: its})
+	case c.JSONL:
+		for _, ev := range evs {
 			if err := enc.Encode(ev); err != nil {
 				return exitFailed, err
 			}
-			continue
 		}
+		for _, it := range its {
+			if err := enc.Encode(it); err != nil {
+				return exitFailed, err
+			}
+		}
+		return exitOK, enc.Encode(sum)
+	}
+	for _, r := range runs {
+		fmt.Fprintf(stdout, "run %d: profile %s\n", r.Run, r.Profile)
+	}
+	for _, ev := range evs {
 		line := fmt.Sprintf("#%d run %d %s", ev.Seq, ev.Run, ev.Type)
 		for _, kv := range [][2]string{{"state", ev.State}, {"action", ev.Action}, {"output", ev.Output}, {"error", ev.Error}} {
 			if kv[1] != "" {
@@ -407,26 +516,83 @@ func cmdEvents(c *Config, stdout io.Writer) (int, error) {
 		}
 		fmt.Fprintln(stdout, line)
 	}
-	for _, run := range runs {
-		its, err := log.Iterations(taskPath, run)
-		if err != nil {
-			return exitFailed, err
+	for _, it := range its {
+		line := fmt.Sprintf("iter run %d it=%d samples=%d digest=%016x", it.Run, it.Iter.Iteration, it.Iter.Samples, it.Iter.Digest)
+		for _, m := range it.Iter.Metrics {
+			line += fmt.Sprintf(" %s=%s", m.Name, task.FormatFloat(m.Value))
 		}
-		for _, it := range its {
-			if c.JSON {
-				if err := enc.Encode(map[string]any{"type": "iter", "run": run, "iter": it}); err != nil {
-					return exitFailed, err
-				}
-				continue
-			}
-			line := fmt.Sprintf("iter run %d it=%d samples=%d digest=%016x", run, it.Iteration, it.Samples, it.Digest)
-			for _, m := range it.Metrics {
-				line += fmt.Sprintf(" %s=%s", m.Name, task.FormatFloat(m.Value))
-			}
-			fmt.Fprintln(stdout, line)
-		}
+		fmt.Fprintln(stdout, line)
 	}
+	fmt.Fprintf(stdout, "%d events and %d iteration events of %s in %d runs\n", sum.Events, sum.Iterations, taskPath, len(runs))
 	return exitOK, nil
+}
+
+// runIter is one iteration event as events prints it in JSON.
+type runIter struct {
+	Type string    `json:"type"` // "iter"
+	Run  uint64    `json:"run"`
+	Iter task.Iter `json:"iter"`
+}
+
+// runProfile names the profile a run was started with.
+type runProfile struct {
+	Run     uint64 `json:"run"`
+	Profile string `json:"profile"`
+}
+
+// eventsSummary is the last line of events --jsonl; events --json is it
+// with the lists.
+type eventsSummary struct {
+	Type       string       `json:"type"` // "summary"
+	Task       string       `json:"task"`
+	Runs       []runProfile `json:"runs"`
+	Events     int          `json:"events"`
+	Iterations int          `json:"iterations"`
+}
+
+type eventsDoc struct {
+	eventsSummary
+	EventList []events.Event `json:"event_list"`
+	IterList  []runIter      `json:"iteration_list"`
+}
+
+// runProfiles returns the runs that recorded evs and the iteration runs,
+// ascending, each with the profile its run event names.
+func runProfiles(log *events.Log, evs []events.Event, iterRuns []uint64) ([]runProfile, error) {
+	ids := slices.Clone(iterRuns)
+	for _, ev := range evs {
+		ids = append(ids, ev.Run)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	out := make([]runProfile, 0, len(ids))
+	for _, id := range ids {
+		p, err := profileOf(log, id)
+		if err != nil {
+			return nil, err
+		}
+		if p == "" {
+			p = "unknown"
+		}
+		out = append(out, runProfile{Run: id, Profile: p})
+	}
+	return out, nil
+}
+
+// profileOf returns the profile run was started with, from its first run
+// event ("" if the event does not say).
+func profileOf(log *events.Log, run uint64) (string, error) {
+	start, ok, err := log.RunStart(run)
+	if err != nil || !ok {
+		return "", err
+	}
+	var info struct {
+		Profile string `json:"profile"`
+	}
+	if json.Unmarshal(start.Data, &info) != nil {
+		return "", nil
+	}
+	return info.Profile, nil
 }
 
 // statusTimes prints the recorded task time of each stage's current
@@ -438,14 +604,9 @@ func statusTimes(eng *pipeline.Engine, c *Config, stdout io.Writer) (int, error)
 	if err != nil {
 		return exitFailed, err
 	}
-	if c.JSON {
-		return exitOK, json.NewEncoder(stdout).Encode(sts)
-	}
 	var total time.Duration
 	var runs []uint64
-	fmt.Fprintf(stdout, "%-24s %8s %12s  %s\n", "stage", "finished", "task time", "runs")
 	for _, st := range sts {
-		fmt.Fprintf(stdout, "%-24s %4d/%-4d %12s  %v\n", st.Stage, st.Finished, st.Tasks, st.TaskTime.Round(time.Second), st.Runs)
 		total += st.TaskTime
 		for _, r := range st.Runs {
 			if !slices.Contains(runs, r) {
@@ -457,6 +618,14 @@ func statusTimes(eng *pipeline.Engine, c *Config, stdout io.Writer) (int, error)
 	wall, err := rec.RunsWallTime(runs)
 	if err != nil {
 		return exitFailed, err
+	}
+	if c.JSON {
+		return exitOK, json.NewEncoder(stdout).Encode(map[string]any{"profile": c.Profile, "stages": sts,
+			"total_task_time": total, "runs": runs, "runs_wall_time": wall})
+	}
+	fmt.Fprintf(stdout, "%-24s %8s %12s  %s\n", "stage", "finished", "task time", "runs")
+	for _, st := range sts {
+		fmt.Fprintf(stdout, "%-24s %4d/%-4d %12s  %v\n", st.Stage, st.Finished, st.Tasks, st.TaskTime.Round(time.Second), st.Runs)
 	}
 	fmt.Fprintf(stdout, "total task time %s: each task's own wall time, summed (tasks overlap when they run side by side)\n", total.Round(time.Second))
 	fmt.Fprintf(stdout, "wall time of the %d runs %v that did this work: %s\n", len(runs), runs, wall.Round(time.Second))

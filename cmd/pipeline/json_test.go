@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEveryCommandsJSON runs every command with --json on a smoke store
+// and parses what it prints: exactly one JSON document (an object), with
+// the keys that carry the text output's content and summary. The
+// streaming commands' --jsonl is one object per line, ending with a
+// summary object.
+func TestEveryCommandsJSON(t *testing.T) {
+	bin := binary(t)
+	root := repoRoot(t)
+	dir := t.TempDir()
+	storeDir, figDir := filepath.Join(dir, "store"), filepath.Join(dir, "fig")
+	common := []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke", "--store", storeDir, "--figures", figDir}
+	pipelineRun(t, bin, root, common...)
+	const (
+		train = "train/linreg/d=10/method=ars/seed=5488"
+		tune  = "tune/linreg/d=10/method=ars"
+	)
+	cases := []struct {
+		args []string
+		keys []string // top-level keys the document must have
+	}{
+		{[]string{"run"}, []string{"executed", "cached", "failed", "skipped", "figures"}},
+		{[]string{"run", "--dry-run"}, []string{"tasks", "stages"}},
+		{[]string{"status"}, []string{"profile", "store", "tasks", "total", "counts"}},
+		{[]string{"status", "--times"}, []string{"profile", "stages", "total_task_time", "runs", "runs_wall_time"}},
+		{[]string{"dag"}, []string{"profile", "file", "stages", "tasks"}},
+		{[]string{"why", train}, []string{"profile", "task", "do", "reason", "action", "recorded_run", "unchanged"}},
+		{[]string{"events", train}, []string{"type", "task", "runs", "events", "iterations", "event_list", "iteration_list"}},
+		{[]string{"show", tune}, []string{"profile", "task", "action", "run", "output", "files"}},
+		{[]string{"audit", "fig2-linreg.svg"}, []string{"figure", "id", "plot", "points"}},
+		{[]string{"replay", train, "--until", "10"}, []string{"task", "action", "recorded_run", "recorded_events", "equal_events", "streams_equal"}},
+		{[]string{"verify", "--sample", "2"}, []string{"profile", "recorded", "selected", "verdicts", "reproduced", "tasks"}},
+		{[]string{"gc", "--dry-run"}, []string{"entries", "referenced", "removed", "dry_run"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			out, code := cliStdout(t, bin, root, withFlags(append(c.args, "--json"), common...)...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			doc := oneDocument(t, out)
+			for _, k := range c.keys {
+				if _, ok := doc[k]; !ok {
+					t.Errorf("no key %q in %s", k, abbreviate(out))
+				}
+			}
+		})
+	}
+
+	// JSON Lines: one object per line, the last a summary whose counts
+	// match the lines before it.
+	lines := jsonLines(t, bin, root, withFlags([]string{"events", train, "--jsonl"}, common...))
+	last := lines[len(lines)-1]
+	if last["type"] != "summary" || int(last["events"].(float64))+int(last["iterations"].(float64)) != len(lines)-1 {
+		t.Errorf("events --jsonl: summary %v after %d lines", last, len(lines)-1)
+	}
+	lines = jsonLines(t, bin, root, withFlags([]string{"verify", "--sample", "3", "--jsonl"}, common...))
+	last = lines[len(lines)-1]
+	if len(lines) != 4 || last["selected"] != 3.0 || last["reproduced"] != 3.0 || lines[0]["verdict"] != "reproduced" {
+		t.Errorf("verify --jsonl: %v", lines)
+	}
+}
+
+// oneDocument decodes out as exactly one JSON object.
+func oneDocument(t *testing.T, out string) map[string]any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("not a JSON object: %v\n%s", err, abbreviate(out))
+	}
+	var more any
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
+		t.Fatalf("more than one JSON document (next: %v, %v)\n%s", more, err, abbreviate(out))
+	}
+	return doc
+}
+
+// jsonLines runs a command and decodes each line of its stdout as an object.
+func jsonLines(t *testing.T, bin, root string, args []string) []map[string]any {
+	t.Helper()
+	out, code := cliStdout(t, bin, root, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d\n%s", args, code, out)
+	}
+	var docs []map[string]any
+	for i, l := range bytes.Split(bytes.TrimSuffix([]byte(out), []byte("\n")), []byte("\n")) {
+		var doc map[string]any
+		if err := json.Unmarshal(l, &doc); err != nil {
+			t.Fatalf("%v: line %d is not a JSON object: %v\n%s", args, i+1, err, l)
+		}
+		docs = append(docs, doc)
+	}
+	if len(docs) < 2 {
+		t.Fatalf("%v: %d lines", args, len(docs))
+	}
+	return docs
+}
+
+func abbreviate(s string) string {
+	if len(s) > 600 {
+		return s[:600] + "..."
+	}
+	return s
+}
