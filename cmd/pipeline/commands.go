@@ -293,7 +293,6 @@ type taskStatus struct {
 	Error string `json:"error,omitempty"`
 }
 
-
 func cmdDAG(c *Config, stdout io.Writer) (int, error) {
 	if _, err := os.Stat(filepath.Join(c.Store, "events.db")); err == nil {
 		log, err := openLog(c, true)
