@@ -206,37 +206,40 @@ func (e *Engine) RunOne(ctx context.Context, t *dag.Task, deps map[string]string
 	return one, nil
 }
 
-// snapshots refreshes the log's snapshot every Opt.SnapshotInterval until
-// the returned function is called; that function takes a last snapshot if
-// any was taken, so that it ends current.
+// snapshots removes the snapshot a previous run may have left (killed
+// before it could remove it), then refreshes the log's snapshot every
+// Opt.SnapshotInterval until the returned function is called; that
+// function removes the snapshot, since the log itself is readable once
+// the run releases it. A snapshot is thus always of the run in progress.
 func (e *Engine) snapshots() (stop func()) {
+	warn := func(err error) {
+		if err != nil && e.Opt.Log != nil {
+			fmt.Fprintf(e.Opt.Log, "warning: %v\n", err)
+		}
+	}
+	warn(e.Events.RemoveSnapshot())
 	if e.Opt.SnapshotInterval <= 0 {
 		return func() {}
 	}
-	quit, finished := make(chan struct{}), make(chan bool)
+	quit, finished := make(chan struct{}), make(chan struct{})
 	go func() {
-		took := false
+		defer close(finished)
 		wait := e.Opt.SnapshotInterval
 		for {
 			select {
 			case <-time.After(wait):
 				t0 := time.Now()
-				if err := e.Events.Snapshot(); err != nil && e.Opt.Log != nil {
-					fmt.Fprintf(e.Opt.Log, "warning: %v\n", err)
-				}
-				took = true
+				warn(e.Events.Snapshot())
 				wait = max(e.Opt.SnapshotInterval, 20*time.Since(t0))
 			case <-quit:
-				finished <- took
 				return
 			}
 		}
 	}()
 	return func() {
 		close(quit)
-		if <-finished {
-			e.Events.Snapshot()
-		}
+		<-finished
+		warn(e.Events.RemoveSnapshot())
 	}
 }
 

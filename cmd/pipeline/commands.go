@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -639,16 +640,32 @@ func openLog(c *Config, readOnly bool) (*events.Log, error) {
 	if err == nil || !readOnly || !errors.Is(err, events.ErrLocked) {
 		return log, err
 	}
+	// A run holds the log: read its snapshot, if it has taken one.
 	snap, serr := events.OpenSnapshot(path, events.Options{Timeout: time.Second})
+	if errors.Is(serr, fs.ErrNotExist) {
+		// The run may have ended (and removed its snapshot) meanwhile.
+		if log, err2 := events.Open(path, events.Options{Timeout: time.Second, ReadOnly: true}); err2 == nil {
+			return log, nil
+		}
+	}
+	noSnapshot := fmt.Errorf("%w: a run is in progress on %s and has taken no snapshot yet (it takes one every --snapshot-interval, "+
+		"30s by default, unless started with --snapshot-interval 0); try again shortly", err, path)
 	if serr != nil {
-		return nil, err // no snapshot (yet): the lock is the answer
+		return nil, noSnapshot
+	}
+	run, ok, serr := snap.InProgress()
+	if serr != nil || !ok {
+		// A snapshot left by an earlier run that was killed: not of the
+		// run in progress.
+		snap.Close()
+		return nil, noSnapshot
 	}
 	age := "unknown age"
 	if info, err := os.Stat(events.SnapshotPath(path)); err == nil {
 		age = fmt.Sprintf("taken %s, %s ago", info.ModTime().Format(time.DateTime), time.Since(info.ModTime()).Round(time.Second))
 	}
 	if c.Stderr != nil {
-		fmt.Fprintf(c.Stderr, "note: %s is held by a running pipeline; reading its snapshot (%s)\n", path, age)
+		fmt.Fprintf(c.Stderr, "note: run %d is in progress and holds %s; reading its snapshot (%s)\n", run, path, age)
 	}
 	return snap, nil
 }

@@ -1,7 +1,9 @@
 package events
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"zorepro/pipeline/atomicfile"
@@ -52,3 +54,26 @@ func OpenSnapshot(path string, opt Options) (*Log, error) {
 // SnapshotOf returns the log a snapshot was taken of ("" for a log opened
 // directly).
 func (l *Log) SnapshotOf() string { return l.snapshotOf }
+
+// RemoveSnapshot removes the log's snapshot, if there is one. A run
+// removes the previous run's snapshot when it starts and its own when it
+// ends, so that a snapshot is always of a run in progress.
+func (l *Log) RemoveSnapshot() error {
+	err := os.Remove(SnapshotPath(l.path))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("events: remove snapshot: %w", err)
+	}
+	return nil
+}
+
+// InProgress returns the latest run the log records if that run has not
+// ended (its latest run event is RunStarted): for a snapshot, the run it
+// is a snapshot of.
+func (l *Log) InProgress() (run uint64, ok bool, err error) {
+	runs, err := l.Runs()
+	if err != nil || len(runs) == 0 {
+		return 0, false, err
+	}
+	last := runs[len(runs)-1]
+	return last.Run, last.State == RunStarted, nil
+}

@@ -77,3 +77,48 @@ func TestSnapshotDuringWritesIsConsistent(t *testing.T) {
 		t.Errorf("a snapshot accepted a write: %v", err)
 	}
 }
+
+// A snapshot says whether it is of a run in progress; RemoveSnapshot
+// removes it and is a no-op when there is none.
+func TestSnapshotInProgressAndRemove(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.db")
+	l, err := Open(path, Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.RemoveSnapshot(); err != nil {
+		t.Fatalf("removing a snapshot that does not exist: %v", err)
+	}
+	run, err := l.BeginRun(nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(want bool) {
+		t.Helper()
+		if err := l.Snapshot(); err != nil {
+			t.Fatal(err)
+		}
+		s, err := OpenSnapshot(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if got, ok, err := s.InProgress(); err != nil || got != run || ok != want {
+			t.Fatalf("InProgress = %d, %v, %v; want %d, %v", got, ok, err, run, want)
+		}
+	}
+	check(true)
+	w := l.NewWriter(WriterOptions{})
+	w.Append(Event{Type: TypeRun, Run: run, State: RunFinished, Time: 2})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check(false)
+	if err := l.RemoveSnapshot(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenSnapshot(path, Options{}); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("snapshot after RemoveSnapshot: %v", err)
+	}
+}
