@@ -1,0 +1,38 @@
+package stages
+
+import (
+	"strings"
+	"testing"
+
+	"zorepro/pipeline/dag"
+)
+
+// TestNonPaperFiguresSayTheirProfile: a figure drawn at another profile's
+// scale must not pass for the paper's, so every plot task of every profile
+// but paper has a caption naming its profile (and the paper profile's
+// captions name none).
+func TestNonPaperFiguresSayTheirProfile(t *testing.T) {
+	for _, profile := range []string{"paper", "quick", "smoke"} {
+		plan, err := dag.Load("../dag.yaml", profile, Kinds())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, tk := range plan.Tasks {
+			if tk.Stage.Kind != "plot" {
+				continue
+			}
+			n++
+			caption := tk.Params.String("caption")
+			switch {
+			case profile == "paper" && strings.Contains(caption, "profile"):
+				t.Errorf("paper: %s's caption names a profile: %q", tk.Path, caption)
+			case profile != "paper" && !strings.HasPrefix(caption, profile+" profile, "):
+				t.Errorf("%s: %s's caption does not begin with %q: %q", profile, tk.Path, profile+" profile, ", caption)
+			}
+		}
+		if n < 6 {
+			t.Errorf("%s: %d plot tasks, want at least 6", profile, n)
+		}
+	}
+}
