@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -56,6 +57,14 @@ func TestEveryCommandsJSON(t *testing.T) {
 				}
 			}
 		})
+	}
+
+	// Replay under another profile is refused with the transcript diff,
+	// as why shows it.
+	out, code := cli(t, bin, root, "replay", train, "--profile", "quick", "--store", storeDir, "--dag", filepath.Join(root, "dag.yaml"))
+	if code != 1 || !strings.Contains(out, "refused") || !strings.Contains(out, "changes since the recorded run (- recorded, + now):") ||
+		!regexp.MustCompile(`(?m)^  - param budget 6000$`).MatchString(out) || !regexp.MustCompile(`(?m)^  \+ param budget \d+$`).MatchString(out) {
+		t.Errorf("replay under another profile: exit %d\n%s", code, out)
 	}
 
 	// JSON Lines: one object per line, the last a summary whose counts

@@ -51,7 +51,21 @@ func cmdReplay(ctx context.Context, c *Config, stdout, _ io.Writer) (int, error)
 	}
 	defer done()
 	rep, err := provenance.New(eng).Replay(ctx, c.Args[0], c.Until, sc)
+	var idErr *provenance.IdentityError
 	switch {
+	case errors.As(err, &idErr):
+		if c.JSON {
+			json.NewEncoder(stdout).Encode(map[string]any{"profile": c.Profile, "task": idErr.Task, "refused": true,
+				"recorded_action": idErr.Recorded, "action": idErr.Current, "diff": idErr.Diff})
+		} else {
+			fmt.Fprintf(stdout, "replay %s refused: the recorded action %s is not what this binary and DAG would run (%s now)\n",
+				idErr.Task, idErr.Recorded, idErr.Current)
+			fmt.Fprintln(stdout, "changes since the recorded run (- recorded, + now):")
+			for _, l := range idErr.Diff {
+				fmt.Fprintln(stdout, "  "+l)
+			}
+		}
+		return exitFailed, err
 	case errors.Is(err, provenance.ErrUnknownTask) || errors.Is(err, provenance.ErrNotRecorded):
 		return exitInvalid, err
 	case errors.Is(err, pipeline.ErrInterrupted):
