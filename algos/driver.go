@@ -276,14 +276,14 @@ func Run(ctx context.Context, m Method, b Budget, s Schedule, rec Recorder) (*tr
 	return &trajectory.Trajectory{Points: st.points}, nil
 }
 
-// DecodeBudget reads a stage's sample budget: "budget" (required and
-// positive when required is set, else default 0), "strict_budget"
+// DecodeBudget reads a stage's sample budget: "budget" (positive; required
+// when required is set, else default def.Samples), "strict_budget"
 // (default def.Strict) and "budget_per", the name of a coordinate the
 // budget is multiplied by (MuJoCo: 1e4 environment steps per unit of
 // horizon, spec §4.3).
 func DecodeBudget(p *task.Params, def Budget, required bool) Budget {
 	var b Budget
-	if required {
+	if required || p.Has("budget") {
 		b.Samples = p.Int("budget", task.Required(), task.Above(0))
 	} else {
 		b.Samples = p.Int("budget", task.Default(def.Samples), task.Min(0))

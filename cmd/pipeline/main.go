@@ -159,7 +159,7 @@ func decodeFlags(c *Config, fs *pflag.FlagSet, v *viper.Viper) []string {
 		if c.Jobs, err = intSetting(v, "jobs"); err != nil {
 			problems = append(problems, err.Error())
 		} else if c.Jobs < 1 {
-			problems = append(problems, fmt.Sprintf("--jobs (or PIPELINE_JOBS): %d is out of range (must be >= 1)", c.Jobs))
+			problems = append(problems, fmt.Sprintf("--jobs (or PIPELINE_JOBS): must be >= 1, got %d", c.Jobs))
 		}
 	}
 	for name, dst := range map[string]*bool{"force": &c.Force, "dry-run": &c.DryRun, "json": &c.JSON, "jsonl": &c.JSONL, "all": &c.All, "keep": &c.Keep, "checkpoints": &c.GCCheckpoints, "times": &c.Times, "events": &c.ShowEvents} {
@@ -189,14 +189,14 @@ func decodeFlags(c *Config, fs *pflag.FlagSet, v *viper.Viper) []string {
 		if c.Until, err = int64Setting(v, "until"); err != nil {
 			problems = append(problems, err.Error())
 		} else if c.Until < 0 {
-			problems = append(problems, fmt.Sprintf("--until (or PIPELINE_UNTIL): %d is out of range (must be >= 0)", c.Until))
+			problems = append(problems, fmt.Sprintf("--until (or PIPELINE_UNTIL): must be >= 0, got %d", c.Until))
 		}
 	}
 	if has("sample") {
 		if c.Sample, err = intSetting(v, "sample"); err != nil {
 			problems = append(problems, err.Error())
 		} else if c.Sample < 0 {
-			problems = append(problems, fmt.Sprintf("--sample (or PIPELINE_SAMPLE): %d is out of range (must be >= 1)", c.Sample))
+			problems = append(problems, fmt.Sprintf("--sample (or PIPELINE_SAMPLE): must be >= 1, got %d", c.Sample))
 		}
 		if s, err := int64Setting(v, "seed"); err != nil || s < 0 {
 			problems = append(problems, fmt.Sprintf("--seed (or PIPELINE_SEED): %q is not a non-negative integer", v.GetString("seed")))

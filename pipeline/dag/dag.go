@@ -144,8 +144,58 @@ func (c *collector) addErr(err error) {
 	c.list = append(c.list, err)
 }
 
-// Build validates raw settings (as from Read) and expands them.
+// Build validates raw settings (as from Read) and expands them under
+// profile. The stages' parameters are checked under every other profile
+// too, and without one: a broken dag file is broken whichever profile is
+// chosen (a bad base value does not pass because the chosen profile
+// happens to override it). A problem found only under another profile
+// names it.
 func Build(file string, raw map[string]any, profile string, kinds map[string]task.Kind) (*Plan, error) {
+	plan, ps := build(file, raw, profile, kinds)
+	seen := map[string]bool{}
+	for _, p := range ps {
+		seen[p.Error()] = true
+	}
+	others := []string{""}
+	if m := asMap(raw["profiles"]); m != nil {
+		others = append(others, sortedKeys(m)...)
+	}
+	for _, other := range others {
+		if other == profile || other == DefaultProfile && profile == "" || other == "" && profile == DefaultProfile {
+			continue
+		}
+		_, ops := build(file, raw, other, kinds)
+		for _, p := range ops {
+			if !seen[p.Error()] {
+				seen[p.Error()] = true
+				ps = append(ps, &otherProfileError{profile: other, err: p})
+			}
+		}
+	}
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	return plan, nil
+}
+
+// otherProfileError is a problem found under another profile than the
+// one chosen.
+type otherProfileError struct {
+	profile string
+	err     error
+}
+
+func (e *otherProfileError) Error() string {
+	if e.profile == "" {
+		return e.err.Error() + " (in the base parameters, before any profile)"
+	}
+	return fmt.Sprintf("%s (under profile %s)", e.err, e.profile)
+}
+
+func (e *otherProfileError) Unwrap() error { return e.err }
+
+// build validates and expands raw under one profile.
+func build(file string, raw map[string]any, profile string, kinds map[string]task.Kind) (*Plan, Problems) {
 	c := &collector{file: file}
 	for _, k := range sortedKeys(raw) {
 		switch k {
@@ -328,7 +378,9 @@ func decodeParams(c *collector, stage, field string, v any) map[string]any {
 			c.add(stage, field+"."+k, "parameter names must match %s", keyRE)
 		}
 	}
-	return m
+	// A copy: profiles are applied to it, and the raw settings are built
+	// again under other profiles.
+	return maps.Clone(m)
 }
 
 func decodeMatrix(c *collector, stage, field string, v any) []Axis {

@@ -149,8 +149,8 @@ func TestBadInput(t *testing.T) {
 		{"unknown stage field", repl("    kind: show\n", "    kind: show\n    needs: [x]\n"), "", []string{`stage "figure": needs: unknown field`}},
 		{"unknown parameter", repl("alpha: 0.03}", "alpha: 0.03, alpah: 1}"), "", []string{`stage "train": params.alpah: unknown parameter`}},
 		{"wrong type", repl("alpha: 0.03}", "alpha: fast}"), "", []string{`stage "train": params.alpha: must be a number, got a string`}},
-		{"negative step size", repl("alpha: 0.03}", "alpha: -0.1}"), "", []string{`stage "train": params.alpha: -0.1 is out of range (must be > 0)`}},
-		{"zero directions", repl("alpha: 0.03}", "alpha: 0.03, directions: 0, top: 0}"), "", []string{`params.directions: 0 is out of range (must be >= 1)`}},
+		{"negative step size", repl("alpha: 0.03}", "alpha: -0.1}"), "", []string{`stage "train": params.alpha: must be > 0, got -0.1`}},
+		{"zero directions", repl("alpha: 0.03}", "alpha: 0.03, directions: 0, top: 0}"), "", []string{`params.directions: must be >= 1, got 0`}},
 		{"top above directions", repl("alpha: 0.03}", "alpha: 0.03, directions: 5, top: 8}"), "", []string{`stage "train": params.top: 8 is out of range (must be <= directions = 5)`}},
 		{"bad choice", repl("alpha: 0.03}", "alpha: 0.03, method: newton}"), "", []string{`params.method: "newton" is not one of ars, sgd`}},
 		{"cycle", repl("    inputs: {data: data}\n", "    inputs: {data: data, hyper: figure}\n"), "", []string{"cycle: train -> figure -> train"}},
@@ -166,7 +166,11 @@ func TestBadInput(t *testing.T) {
 		{"unknown profile", good, "fast", []string{`profiles: unknown profile "fast" (known: paper, smoke)`}},
 		{"profile names unknown stage", repl("      train: {params", "      trian: {params"), "smoke", []string{`profiles.smoke.stages.trian: unknown stage "trian"`}},
 		{"profile unknown field", repl("    seeds: {eval: [1]}", "    seed: {eval: [1]}"), "", []string{"profiles.smoke.seed: unknown field (known: seeds, stages)"}},
-		{"bad value in other profile", repl("params: {alpha: 0.01}", "params: {alpha: '0.01x'}"), "paper", nil}, // caught at run under smoke only (typed at plan)
+		// A dag file broken under one profile is broken under every one.
+		{"bad value in other profile", repl("params: {alpha: 0.01}", "params: {alpha: '0.01x'}"), "paper", []string{`stage "train": params.alpha: must be a number, got a string (under profile smoke)`}},
+		{"bad base value the profile overrides", repl("params: {alpha: 0.03}", "params: {alpha: -0.03}"), "smoke", []string{`stage "train": params.alpha: must be > 0, got -0.03 (in the base parameters, before any profile)`}},
+		{"non-finite value", repl("params: {alpha: 0.03}", "params: {alpha: .inf}"), "", []string{`stage "train": params.alpha: must be a finite number, got +Inf`}},
+		{"NaN value", repl("params: {alpha: 0.03}", "params: {alpha: .nan}"), "", []string{`stage "train": params.alpha: must be a finite number, got NaN`}},
 		{"input matches nothing", repl("    matrix: {d: [10, 100], seed: $eval}\n    params", "    matrix: {d: [10, 1000], seed: $eval}\n    params"), "", []string{`stage "train": inputs.data: no task of stage "data" matches train/d=1000/seed=1`}},
 		{"input ambiguous", repl("    inputs: {data: data}\n    matrix: {d: [10, 100], seed: $eval}", "    inputs: {data: data}\n    matrix: {d: [10, 100]}"), "", []string{`stage "train": inputs.data: 2 tasks of stage "data" match train/d=10 but the slot takes one`}},
 		{"where on unknown axis", repl("inputs: {data: data}", "inputs: {data: {stage: data, where: {h: 1}}}"), "", []string{`stage "train": inputs.data.where.h: stage "data" has no axis "h"`}},
@@ -249,7 +253,7 @@ func TestAllProblemsAtOnce(t *testing.T) {
 	text2 := strings.NewReplacer("alpha: 0.03}", "alpha: -1, top: 20, colour: 1}").Replace(good)
 	_, err = dag.Load(write(t, text2), "", kinds)
 	msg = err.Error()
-	for _, w := range []string{"params.alpha: -1 is out of range", "params.top: 20 is out of range", "params.colour: unknown parameter"} {
+	for _, w := range []string{"params.alpha: must be > 0, got -1", "params.top: 20 is out of range", "params.colour: unknown parameter"} {
 		if !strings.Contains(msg, w) {
 			t.Errorf("missing %q in\n%s", w, msg)
 		}

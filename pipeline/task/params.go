@@ -168,6 +168,18 @@ func (r Rule) rangeText() string {
 	return strings.Join(parts, " and ")
 }
 
+// integral states exclusive integer bounds as the inclusive ones an
+// integer meets (> 0 as >= 1), so that messages read "must be >= 1".
+func (r Rule) integral() Rule {
+	if r.hasLo && r.loX && r.lo == math.Trunc(r.lo) {
+		r.lo, r.loX = r.lo+1, false
+	}
+	if r.hasHi && r.hiX && r.hi == math.Trunc(r.hi) {
+		r.hi, r.hiX = r.hi-1, false
+	}
+	return r
+}
+
 func (r Rule) inRange(x float64) bool {
 	if math.IsNaN(x) {
 		return false
@@ -266,8 +278,12 @@ func toInt(v any) (int64, bool) {
 }
 
 func (p *Params) checkFloat(field string, x float64, r Rule) bool {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		p.Errorf(field, "must be a finite number, got %s", FormatFloat(x))
+		return false
+	}
 	if !r.inRange(x) {
-		p.Errorf(field, "%s is out of range (must be %s)", FormatFloat(x), r.rangeText())
+		p.Errorf(field, "must be %s, got %s", r.rangeText(), FormatFloat(x))
 		return false
 	}
 	return true
@@ -299,10 +315,14 @@ func (p *Params) Int(name string, opts ...Opt) int64 {
 	}
 	x, ok := toInt(v)
 	if !ok {
-		p.Errorf(name, "must be an integer, got %s", typeName(v))
+		got := typeName(v)
+		if f, isNum := toFloat(v); isNum {
+			got = FormatFloat(f)
+		}
+		p.Errorf(name, "must be an integer, got %s", got)
 		return 0
 	}
-	p.checkFloat(name, float64(x), r)
+	p.checkFloat(name, float64(x), r.integral())
 	p.resolved[name] = strconv.FormatInt(x, 10)
 	return x
 }
@@ -425,7 +445,7 @@ func (p *Params) Ints(name string, opts ...Opt) []int64 {
 			p.Errorf(field, "must be an integer, got %s", typeName(v))
 			continue
 		}
-		p.checkFloat(field, float64(x), r)
+		p.checkFloat(field, float64(x), r.integral())
 		out = append(out, x)
 		texts = append(texts, strconv.FormatInt(x, 10))
 	}

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -45,8 +46,13 @@ func TestResolvedIsCanonicalAndIncludesDefaults(t *testing.T) {
 func TestProblemsNameFieldAndAreAllReported(t *testing.T) {
 	p := NewParams("dag.yaml", "train/x", map[string]any{
 		"lr": -1, "n": 1.5, "name": 3, "xs": []any{1, "a"}, "extra": 1, "grid": map[string]any{"beta": []any{1}},
+		"batch": 0, "step": math.Inf(1), "eps": math.NaN(), "ns": []any{3, 0},
 	})
 	p.Float("lr", Above(0))
+	p.Int("batch", Above(0))
+	p.Float("step", Above(0))
+	p.Float("eps", Min(0))
+	p.Ints("ns", Above(0))
 	p.Int("n")
 	p.String("name")
 	p.Floats("xs", Min(0))
@@ -59,8 +65,12 @@ func TestProblemsNameFieldAndAreAllReported(t *testing.T) {
 		t.Fatal("no error")
 	}
 	for _, w := range []string{
-		`dag.yaml: stage "train/x": params.lr: -1 is out of range (must be > 0)`,
-		"params.n: must be an integer, got a number",
+		`dag.yaml: stage "train/x": params.lr: must be > 0, got -1`,
+		"params.n: must be an integer, got 1.5",
+		"params.batch: must be >= 1, got 0", // 0 is a value, not a missing one
+		"params.step: must be a finite number, got +Inf",
+		"params.eps: must be a finite number, got NaN",
+		"params.ns[1]: must be >= 1, got 0",
 		"params.name: must be a string, got a number",
 		"params.xs[1]: must be a number, got a string",
 		"params.need: missing (required)",

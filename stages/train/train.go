@@ -45,7 +45,7 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	r.setup = tr.Decode(p)
 	if b, ok := r.setup.Budget(); ok && !p.Has("budget") {
 		r.budget = b
-	} else if r.budget.Samples == 0 {
+	} else if !p.Has("budget") {
 		p.Errorf("budget", "missing (required: a positive number of samples)")
 	}
 	return r
