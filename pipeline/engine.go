@@ -367,7 +367,6 @@ func (r *runner) start(t *dag.Task) {
 	for _, d := range t.Deps {
 		deps[d.Path] = r.outputs[d.Path]
 	}
-	r.prog.event("start", t.Path, nil)
 	go func() { r.results <- r.execute(t, deps) }()
 }
 
@@ -493,6 +492,7 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 			}
 		}
 	}
+	r.prog.event("start", t.Path, nil) // only tasks that execute: cached ones are summed up
 	r.w.Append(events.Event{Type: events.TypeTranscript, Run: r.run, Task: t.Path, Action: act.String(), Transcript: strings.Join(lines, "\n")})
 	r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateStarted, Action: act.String(), Time: time.Now().UnixNano()})
 	env, err := newTaskEnv(r, t, act, deps)

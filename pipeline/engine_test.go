@@ -1,10 +1,12 @@
 package pipeline_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -138,6 +140,7 @@ type harness struct {
 	dagYAML  string
 	storeOpt store.Options  // e.g. a failing CreateTemp
 	logOpt   events.Options // e.g. a failing BeforeCommit; Timeout is set by run
+	log      io.Writer      // the run's plain log (nil: none)
 }
 
 func newHarness(t *testing.T) *harness {
@@ -170,7 +173,7 @@ func (h *harness) run(ctx context.Context, profile string, jobs int, store_ stri
 	}
 	defer log.Close()
 	e := &pipeline.Engine{Plan: plan, Store: st, Events: log, Code: h.code, Platform: pipeline.Platform{GoVersion: "go-test", GOARCH: "test"},
-		Opt: pipeline.Options{Jobs: jobs, CheckpointInterval: 0}}
+		Opt: pipeline.Options{Jobs: jobs, CheckpointInterval: 0, Log: h.log}}
 	return e.Run(ctx)
 }
 
@@ -285,6 +288,36 @@ func TestFailureSkipsDescendants(t *testing.T) {
 	}
 }
 
+// The plain log of a run that finds everything cached is one summary line
+// for the cached tasks and the run's last line: no line per task.
+func TestPlainLogSumsUpCachedTasks(t *testing.T) {
+	h := newHarness(t)
+	var first bytes.Buffer
+	h.log = &first
+	res := h.mustRun("", 2)
+	n := len(res.Executed)
+	starts := 0
+	for _, l := range strings.Split(first.String(), "\n") {
+		if strings.HasPrefix(l, "start ") {
+			starts++
+		}
+	}
+	if got := starts; got != n {
+		t.Errorf("first run: %d start lines for %d executed tasks:\n%s", got, n, first.String())
+	}
+	var again bytes.Buffer
+	h.log = &again
+	res = h.mustRun("", 2)
+	if len(res.Cached) != n || len(res.Executed) != 0 {
+		t.Fatalf("second run: %+v", res)
+	}
+	lines := strings.Split(strings.TrimSuffix(again.String(), "\n"), "\n")
+	want := fmt.Sprintf("[%d/%d] cached   %d tasks (identity unchanged, output intact)", n, n, n)
+	if len(lines) != 2 || lines[0] != want || !strings.HasPrefix(lines[1], "run finished in ") {
+		t.Errorf("no-op run's log:\n%s\nwant %q and the run's last line", again.String(), want)
+	}
+}
+
 func TestInterruptThenResumeIsIdentical(t *testing.T) {
 	ref := newHarness(t)
 	ref.mustRun("", 2)
@@ -305,9 +338,15 @@ func TestInterruptThenResumeIsIdentical(t *testing.T) {
 		t.Fatalf("interrupted = %v", res.Interrupted)
 	}
 	h.walk.gate = nil
+	var plain bytes.Buffer
+	h.log = &plain
 	res = h.mustRun("", 2)
 	if !slices.Contains(res.Executed, "b/seed=2") {
 		t.Fatalf("b/seed=2 not resumed: %+v", res)
+	}
+	// The plain log says where the task resumed.
+	if !strings.Contains(plain.String(), "b/seed=2: resumed after iteration 7, from the checkpoint run 1 recorded\n") {
+		t.Errorf("the log does not say that b/seed=2 resumed:\n%s", plain.String())
 	}
 	got := outputsOf(t, filepath.Join(h.dir, "store"))
 	for task, w := range want {

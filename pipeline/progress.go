@@ -21,6 +21,9 @@ type progress struct {
 	start    time.Time
 	running  map[string][2]int64
 	lastDraw time.Time
+	// cachedRun counts cached tasks not yet reported: in a pipe they are
+	// summed into one line, printed before the next line or at the end.
+	cachedRun int
 }
 
 func newProgress(out io.Writer, term bool, total int) *progress {
@@ -37,26 +40,46 @@ func (p *progress) event(what, path string, err error) {
 	case "start":
 		p.running[path] = [2]int64{}
 		if !p.term {
+			p.flushCached()
 			fmt.Fprintf(p.out, "start    %s\n", path)
 		}
 	default:
 		delete(p.running, path)
 		p.finished++
 		p.counts[what]++
+		if what == "cached" {
+			p.cachedRun++
+			break
+		}
 		if p.term {
 			p.clear()
+		} else {
+			p.flushCached()
 		}
 		line := fmt.Sprintf("%-8s %s", what, path)
 		if err != nil {
 			line += ": " + err.Error()
 		}
-		if !p.term || what != "cached" {
-			fmt.Fprintf(p.out, "[%d/%d] %s\n", p.finished, p.total, line)
-		}
+		fmt.Fprintf(p.out, "[%d/%d] %s\n", p.finished, p.total, line)
 	}
 	if p.term {
 		p.draw(true)
 	}
+}
+
+// flushCached prints one line for the cached tasks not yet reported (in a
+// pipe; a terminal shows them in the bar's count).
+func (p *progress) flushCached() {
+	if p.cachedRun == 0 || p.term {
+		p.cachedRun = 0
+		return
+	}
+	s := "s"
+	if p.cachedRun == 1 {
+		s = ""
+	}
+	fmt.Fprintf(p.out, "[%d/%d] cached   %d task%s (identity unchanged, output intact)\n", p.finished, p.total, p.cachedRun, s)
+	p.cachedRun = 0
 }
 
 func (p *progress) task(path string, done, total int64) {
@@ -73,6 +96,8 @@ func (p *progress) logf(format string, args ...any) {
 	defer p.mu.Unlock()
 	if p.term {
 		p.clear()
+	} else {
+		p.flushCached()
 	}
 	fmt.Fprintf(p.out, format+"\n", args...)
 	if p.term {
@@ -123,6 +148,7 @@ func (p *progress) finish() {
 	if p.term {
 		p.clear()
 	}
+	p.flushCached()
 	var parts []string
 	for _, k := range []string{"done", "cached", "failed", "skipped", "interrupted"} {
 		if p.counts[k] > 0 {

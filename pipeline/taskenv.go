@@ -181,6 +181,7 @@ func (e *taskEnv) Resume() ([]byte, int64, bool, error) {
 	}
 	data, _ := json.Marshal(map[string]any{"from_run": rec.Run, "iteration": rec.Iteration, "checkpoint": rec.Content})
 	e.r.w.Append(events.Event{Type: events.TypeState, Run: e.r.run, Task: e.t.Path, State: events.StateResumed, Action: e.act.String(), Time: time.Now().UnixNano(), Data: data})
+	e.Logf("resumed after iteration %d, from the checkpoint run %d recorded", rec.Iteration, rec.Run)
 	return state, rec.Iteration, true, nil
 }
 
