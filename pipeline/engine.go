@@ -506,7 +506,7 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 		out, err = env.publish()
 		if err == nil {
 			crashpoint.Hit("engine.published")
-			r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateDone, Action: act.String(), Output: out, Time: time.Now().UnixNano()})
+			r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateDone, Action: act.String(), Output: out, Time: time.Now().UnixNano(), Data: env.doneData()})
 			o.status, o.output = done, out
 			return o
 		}

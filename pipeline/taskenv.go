@@ -33,6 +33,7 @@ type taskEnv struct {
 	lastCkpt time.Time
 	iters    []task.Iter // iterations not yet handed to the writer
 	itersAt  time.Time   // when iters was last handed over
+	span     iterSpan    // the first sequence of iterations, timed
 
 	damaged atomic.Pointer[string] // an upstream whose output was found damaged
 }
@@ -133,6 +134,7 @@ func (e *taskEnv) Iteration(it task.Iter) {
 		e.flushItersLocked() // a new sequence (e.g. evaluation after training)
 	}
 	e.iters = append(e.iters, ev)
+	e.span.add(ev, time.Now())
 	if len(e.iters) >= iterBlock || time.Since(e.itersAt) >= iterFlushAge {
 		e.flushItersLocked()
 	}
@@ -147,6 +149,51 @@ func (e *taskEnv) flushItersLocked() {
 		e.iters = nil
 	}
 	e.itersAt = time.Now()
+}
+
+// iterSpan times a task's first sequence of iterations: from its first
+// iteration to its last, the samples and wall time in between, which is
+// the task's speed without its set-up and tear-down (for estimates; wall
+// time never reaches a result).
+type iterSpan struct {
+	n                  int
+	closed             bool
+	last               int64
+	samples0, samples1 int64
+	t0, t1             time.Time
+}
+
+func (s *iterSpan) add(it task.Iter, now time.Time) {
+	switch {
+	case s.closed:
+	case s.n > 0 && it.Iteration <= s.last:
+		s.closed = true // a second sequence (e.g. an evaluation after training)
+	default:
+		if s.n == 0 {
+			s.samples0, s.t0 = it.Samples, now
+		}
+		s.samples1, s.t1, s.last = it.Samples, now, it.Iteration
+		s.n++
+	}
+}
+
+// SpanData is the "span" of a done event's data.
+type SpanData struct {
+	Samples int64 `json:"samples"` // between the first and the last iteration
+	Nanos   int64 `json:"ns"`
+}
+
+// doneData returns the data of the task's done event: its iteration span,
+// when it has one.
+func (e *taskEnv) doneData() json.RawMessage {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.span
+	if s.n < 2 || s.samples1 <= s.samples0 || !s.t1.After(s.t0) {
+		return nil
+	}
+	b, _ := json.Marshal(map[string]SpanData{"span": {Samples: s.samples1 - s.samples0, Nanos: s.t1.Sub(s.t0).Nanoseconds()}})
+	return b
 }
 
 // flushIters hands buffered iterations to the writer.

@@ -162,7 +162,7 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 			}
 			fmt.Fprintf(stdout, "%-6s %s  (%s)\n", x.Do, x.Task, x.Reason)
 		}
-		fmt.Fprintf(stdout, "%d of %d tasks would run\n\nestimate per stage (samples are upper bounds from the budgets; %d workers):\n", runs, len(xs), c.Jobs)
+		fmt.Fprintf(stdout, "%d of %d tasks would run\n\nestimate per stage (samples are upper bounds from the budgets; task time is one worker's, wall spreads it over %d workers):\n", runs, len(xs), c.Jobs)
 		var total time.Duration
 		for _, se := range est {
 			if se.Tasks == 0 {
@@ -174,7 +174,7 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 			}
 			switch {
 			case se.Known > 0:
-				line += fmt.Sprintf("  ~%s", se.Wall)
+				line += fmt.Sprintf("  task time ~%s, wall ~%s", se.TaskTime, se.Wall)
 				if se.Known < se.Tasks {
 					line += fmt.Sprintf(" for the %d tasks with a known rate", se.Known)
 				}

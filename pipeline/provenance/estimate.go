@@ -2,9 +2,12 @@ package provenance
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"zorepro/pipeline"
 	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/task"
@@ -12,21 +15,45 @@ import (
 
 // StageEstimate is what a run would cost for one stage: the tasks it would
 // execute, their samples (an upper bound from the tasks' budgets) and the
-// time that would take on the run's workers.
+// time that would take.
 type StageEstimate struct {
-	Stage   string        `json:"stage"`
-	Tasks   int           `json:"tasks"`
-	Samples int64         `json:"samples"`
-	Known   int           `json:"tasks_with_rate"` // tasks whose rate is known
-	Wall    time.Duration `json:"wall,omitempty"`  // for those tasks, on Opt.Jobs workers
-	Sources []string      `json:"rate_sources,omitempty"`
+	Stage   string `json:"stage"`
+	Tasks   int    `json:"tasks"`
+	Samples int64  `json:"samples"`
+	Known   int    `json:"tasks_with_rate"` // tasks whose rate is known
+	// TaskTime is the summed time of those tasks, one worker each; Wall
+	// spreads it over the run's workers.
+	TaskTime time.Duration `json:"task_time,omitempty"`
+	Wall     time.Duration `json:"wall,omitempty"`
+	Sources  []string      `json:"rate_sources,omitempty"`
 }
 
+// Rate sources, from the best evidence to the least.
+const (
+	sourceGroup  = "recorded runs of the same task group"
+	sourcePeer   = "recorded runs of the same method and size in another stage"
+	sourceKind   = "recorded runs of the same method at other sizes"
+	sourceMethod = "recorded runs of the same method at other sizes in another stage"
+	sourceStage  = "recorded runs of the stage"
+	sourceHint   = "component hint"
+)
+
 // Estimate sums, per stage, the cost of the tasks Explain says would run.
-// A task's rate (samples per second of task time) comes from recorded runs
-// of its group (its path without the seed coordinate), else of its stage,
-// else from a component's task.RateHint; tasks with no known rate are
-// counted but not timed. The wall time divides the work among Opt.Jobs.
+//
+// A task costs its budget in samples, weighted by its size (a component's
+// task.SampleCoster: the time of one sample at this d relative to a
+// reference d), divided by a recorded rate, plus the recorded time the
+// task spends outside its iterations (set-up, tear-down). Rates are taken
+// from the span between a recorded task's first and last iteration, so
+// that a short run's set-up does not pass for slowness; a task without
+// iterations (a tuning grid) is timed whole. The rate comes from recorded
+// runs of, in this order of preference: the task's group (its path without
+// the seed coordinate) or a group with the same coordinates and components
+// in another stage (tuning trials are training runs); the same components
+// at other sizes, in the same stage or another; the stage; a component's
+// task.RateHint. Within each of these tiers, timed iteration spans beat
+// whole-task times, then more recorded time wins. Tasks with no known rate are counted
+// but not timed.
 func (r *Record) Estimate(xs []Explained) ([]StageEstimate, error) {
 	run := map[string]bool{}
 	for _, x := range xs {
@@ -34,11 +61,11 @@ func (r *Record) Estimate(xs []Explained) ([]StageEstimate, error) {
 			run[x.Task] = true
 		}
 	}
-	group, stage, err := r.recordedRates()
+	sp, err := r.recordedSpeeds()
 	if err != nil {
 		return nil, err
 	}
-	jobs := float64(max(r.eng.Opt.Jobs, 1))
+	jobs := time.Duration(max(r.eng.Opt.Jobs, 1))
 	var out []StageEstimate
 	idx := map[string]int{}
 	for _, t := range r.eng.Plan.Tasks {
@@ -59,40 +86,139 @@ func (r *Record) Estimate(xs []Explained) ([]StageEstimate, error) {
 		}
 		cost := c.Cost()
 		se.Samples += cost
-		rate, source := group[groupOf(t)], "recorded runs of the same task group"
-		if rate == 0 {
-			rate, source = stage[t.Stage.Name], "recorded runs of the stage"
-		}
-		if rate == 0 {
-			source = "component hint"
-			for _, comp := range t.Runner.Components() {
-				if h, ok := comp.(task.RateHint); ok {
-					rate = h.SamplesPerSecond()
-				}
-			}
-		}
-		if rate <= 0 {
+		secs, source := sp.predict(t, float64(cost)*sampleCost(t))
+		if secs <= 0 {
 			continue
 		}
 		se.Known++
-		se.Wall += time.Duration(float64(cost) / rate / jobs * float64(time.Second))
-		if !contains(se.Sources, source) {
+		se.TaskTime += time.Duration(secs * float64(time.Second))
+		if !slices.Contains(se.Sources, source) {
 			se.Sources = append(se.Sources, source)
 		}
 	}
 	for i := range out {
-		out[i].Wall = out[i].Wall.Round(time.Second)
+		out[i].Wall = (out[i].TaskTime / jobs).Round(time.Second)
+		out[i].TaskTime = out[i].TaskTime.Round(time.Second)
 	}
 	return out, nil
 }
 
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
+// sampleCost is the relative time of one of t's samples at its size.
+func sampleCost(t *dag.Task) float64 {
+	for _, comp := range t.Runner.Components() {
+		if sc, ok := comp.(task.SampleCoster); ok {
+			if w := sc.SampleCost(t.Coord); w > 0 {
+				return w
+			}
 		}
 	}
-	return false
+	return 1
+}
+
+// speed is what recorded runs say about a set of tasks: per task, its
+// work (samples weighted by sampleCost) and time, and where known the
+// work and time between its first and last iteration.
+type speed struct {
+	work, secs         []float64
+	spanWork, spanSecs float64
+}
+
+func (s *speed) add(o speed) {
+	s.work = append(s.work, o.work...)
+	s.secs = append(s.secs, o.secs...)
+	s.spanWork += o.spanWork
+	s.spanSecs += o.spanSecs
+}
+
+// better reports whether s is better evidence than o: timed iteration
+// spans beat whole-task times (which include set-up), then more recorded
+// time wins.
+func (s *speed) better(o *speed) bool {
+	if (s.spanSecs > 0) != (o.spanSecs > 0) {
+		return s.spanSecs > 0
+	}
+	return s.recorded() > o.recorded()
+}
+
+func (s *speed) recorded() float64 {
+	t := 0.0
+	for _, x := range s.secs {
+		t += x
+	}
+	return t
+}
+
+// seconds predicts the time of a task doing work as a + b·work: b from the
+// iteration spans where there are any (a the mean time outside them),
+// else a least-squares line through the tasks when their work differs,
+// else the plain ratio (a = 0).
+func (s speed) seconds(work float64) float64 {
+	n := float64(len(s.work))
+	var sw, st, sww, swt float64
+	for i, w := range s.work {
+		sw += w
+		st += s.secs[i]
+		sww += w * w
+		swt += w * s.secs[i]
+	}
+	var a, b float64
+	switch den := n*sww - sw*sw; {
+	case s.spanWork > 0 && s.spanSecs > 0:
+		b = s.spanSecs / s.spanWork
+		a = max(0, (st-b*sw)/n)
+	case n >= 2 && den > 1e-9*sww*n:
+		b = (n*swt - sw*st) / den
+		a = (st - b*sw) / n
+		if b <= 0 || a < 0 {
+			a, b = 0, st/sw
+		}
+	default:
+		b = st / sw
+	}
+	return a + b*work
+}
+
+// speeds indexes recorded speeds by group, by group coordinates and
+// components (peers across stages), by stage and components, and by stage.
+type speeds struct {
+	group, peer, kind, method, stage map[string]*speed
+	hint                             func(t *dag.Task) float64
+}
+
+func (sp *speeds) predict(t *dag.Task, work float64) (float64, string) {
+	type cand struct {
+		s   *speed
+		src string
+	}
+	tiers := [][]cand{
+		{{sp.group[groupOf(t)], sourceGroup}, {sp.peer[peerKey(t)], sourcePeer}},
+		{{sp.kind[kindKey(t)], sourceKind}, {sp.method[componentsOf(t)], sourceMethod}},
+		{{sp.stage[t.Stage.Name], sourceStage}},
+	}
+	for _, tier := range tiers {
+		var best *cand
+		for i := range tier {
+			if c := &tier[i]; c.s != nil && (best == nil || c.s.better(best.s)) {
+				best = c
+			}
+		}
+		if best != nil {
+			return best.s.seconds(work), best.src
+		}
+	}
+	if rate := sp.hint(t); rate > 0 {
+		return work / rate, sourceHint
+	}
+	return 0, ""
+}
+
+func rateHint(t *dag.Task) float64 {
+	for _, comp := range t.Runner.Components() {
+		if h, ok := comp.(task.RateHint); ok {
+			return h.SamplesPerSecond()
+		}
+	}
+	return 0
 }
 
 // groupOf is a task's path without its seed coordinate: runs of one group
@@ -108,51 +234,85 @@ func groupOf(t *dag.Task) string {
 	return strings.Join(out, "/")
 }
 
-// recordedRates returns samples per second of task time, per task group
-// and per stage, over the plan's tasks with a finished recorded run. A
-// run's samples are its last iteration's, or for tuning the sum of its
-// trials'.
-func (r *Record) recordedRates() (group, stage map[string]float64, err error) {
-	gs, gt := map[string]float64{}, map[string]float64{}
-	ss, st := map[string]float64{}, map[string]float64{}
+// componentsOf names the Go types of a task's components.
+func componentsOf(t *dag.Task) string {
+	var names []string
+	for _, c := range t.Runner.Components() {
+		names = append(names, fmt.Sprintf("%T", c))
+	}
+	return strings.Join(names, ",")
+}
+
+// peerKey identifies tasks that do the same work in any stage: the same
+// coordinates (but the seed) and the same components.
+func peerKey(t *dag.Task) string {
+	var cs []string
+	for _, c := range t.Coords {
+		if c.Axis != "seed" {
+			cs = append(cs, c.Axis+"="+c.Value)
+		}
+	}
+	slices.Sort(cs)
+	return strings.Join(cs, "/") + " " + componentsOf(t)
+}
+
+// kindKey identifies tasks of one stage with the same components (one
+// method), whatever their size.
+func kindKey(t *dag.Task) string { return t.Stage.Name + " " + componentsOf(t) }
+
+// recordedSpeeds collects the speeds of the plan's costed tasks with a
+// finished recorded run.
+func (r *Record) recordedSpeeds() (*speeds, error) {
+	sp := &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, kind: map[string]*speed{}, method: map[string]*speed{},
+		stage: map[string]*speed{}, hint: rateHint}
 	for _, t := range r.eng.Plan.Tasks {
 		if _, ok := t.Runner.(task.Costed); !ok {
 			continue
 		}
 		evs, err := r.eng.Events.Events(t.Path)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		n, secs := lastRun(evs)
-		if secs <= 0 {
+		lr := lastRun(evs)
+		if lr.secs <= 0 {
 			continue
 		}
+		n := lr.samples
 		if n == 0 {
-			n = iterSamples(r.eng.Events, t.Path, evs)
+			n = iterSamples(r.eng.Events, t.Path)
 		}
 		if n <= 0 {
 			continue
 		}
-		g := groupOf(t)
-		gs[g] += n
-		gt[g] += secs
-		ss[t.Stage.Name] += n
-		st[t.Stage.Name] += secs
+		w := sampleCost(t)
+		s := speed{work: []float64{n * w}, secs: []float64{lr.secs}}
+		if lr.span.Samples > 0 && lr.span.Nanos > 0 && float64(lr.span.Samples) <= n {
+			s.spanWork, s.spanSecs = float64(lr.span.Samples)*w, float64(lr.span.Nanos)/1e9
+		}
+		for _, k := range []struct {
+			m   map[string]*speed
+			key string
+		}{{sp.group, groupOf(t)}, {sp.peer, peerKey(t)}, {sp.kind, kindKey(t)}, {sp.method, componentsOf(t)}, {sp.stage, t.Stage.Name}} {
+			if k.m[k.key] == nil {
+				k.m[k.key] = &speed{}
+			}
+			k.m[k.key].add(s)
+		}
 	}
-	group, stage = map[string]float64{}, map[string]float64{}
-	for k, v := range gs {
-		group[k] = v / gt[k]
-	}
-	for k, v := range ss {
-		stage[k] = v / st[k]
-	}
-	return group, stage, nil
+	return sp, nil
 }
 
-// lastRun returns, for the latest run in which the task went from started
-// to done without a resume, the samples its trial notes report (0 if none)
-// and its duration in seconds.
-func lastRun(evs []events.Event) (samples, secs float64) {
+// recordedRun is a task's latest uninterrupted run: the samples its trial
+// notes report (0 if none), its duration and its iteration span.
+type recordedRun struct {
+	samples, secs float64
+	span          pipeline.SpanData
+}
+
+// lastRun returns the task's latest run that went from started to done
+// without a resume.
+func lastRun(evs []events.Event) recordedRun {
+	var out recordedRun
 	var run uint64
 	var t0 int64
 	var notes float64
@@ -173,15 +333,21 @@ func lastRun(evs []events.Event) (samples, secs float64) {
 				notes += d.Value.Samples
 			}
 		case ev.Type == events.TypeState && ev.State == events.StateDone && ev.Run == run && t0 > 0:
-			samples, secs = notes, float64(ev.Time-t0)/1e9
+			out = recordedRun{samples: notes, secs: float64(ev.Time-t0) / 1e9}
+			var d struct {
+				Span pipeline.SpanData `json:"span"`
+			}
+			if len(ev.Data) > 0 && json.Unmarshal(ev.Data, &d) == nil {
+				out.span = d.Span
+			}
 		}
 	}
-	return samples, secs
+	return out
 }
 
 // iterSamples returns the last iteration's samples of the task's latest
 // run with iterations.
-func iterSamples(log *events.Log, task string, evs []events.Event) float64 {
+func iterSamples(log *events.Log, task string) float64 {
 	runs, err := log.IterRuns(task)
 	if err != nil || len(runs) == 0 {
 		return 0

@@ -92,3 +92,23 @@ func TestPeekDoesNotConsume(t *testing.T) {
 		t.Fatalf("Peek consumed x: %v", err)
 	}
 }
+
+// CostTable interpolates measured points as a power law and extrapolates
+// with the nearest segment.
+func TestCostTable(t *testing.T) {
+	tab := CostTable{{Size: 10, Cost: 1}, {Size: 100, Cost: 4}, {Size: 1000, Cost: 100}}
+	for _, c := range []struct{ size, want float64 }{
+		{10, 1}, {100, 4}, {1000, 100},
+		{math.Sqrt(10 * 100), 2},      // halfway in log-log: sqrt(1*4)
+		{1, 1 / 4.0},                  // below: the first segment's exponent (0.602)
+		{10000, 2500},                 // above: the last segment's (1.398)
+		{math.Sqrt(100 * 1000), 20.0}, // sqrt(4*100)
+	} {
+		if got := tab.At(c.size); math.Abs(got-c.want) > 1e-9*c.want {
+			t.Errorf("At(%g) = %g, want %g", c.size, got, c.want)
+		}
+	}
+	if (CostTable{}).At(5) != 1 || (CostTable{{Size: 10, Cost: 3}}).At(99) != 3 {
+		t.Error("empty or one-point tables")
+	}
+}

@@ -3,6 +3,7 @@ package task
 import (
 	"context"
 	"encoding/json"
+	"math"
 
 	"zorepro/pipeline/stream"
 )
@@ -132,4 +133,38 @@ type Costed interface {
 // samples per second on one core, for estimates when no run is recorded.
 type RateHint interface {
 	SamplesPerSecond() float64
+}
+
+// SampleCoster is implemented by components whose time per sample depends
+// on the task's size (e.g. the dimension d): SampleCost returns the time
+// of one sample relative to a reference size, from the task's coordinates
+// (coord returns a coordinate's value). Estimates scale a rate recorded at
+// one size to another with it; it never reaches a result.
+type SampleCoster interface {
+	SampleCost(coord func(axis string) (string, bool)) float64
+}
+
+// CostPoint is one measured relative per-sample time at a problem size.
+type CostPoint struct{ Size, Cost float64 }
+
+// CostTable holds measured relative per-sample times at a few sizes, in
+// increasing size; At interpolates between neighbours as a power law and
+// extrapolates with the nearest segment's exponent.
+type CostTable []CostPoint
+
+// At returns the relative per-sample time at size (1 for an empty table).
+func (t CostTable) At(size float64) float64 {
+	switch {
+	case len(t) == 0 || size <= 0:
+		return 1
+	case len(t) == 1:
+		return t[0].Cost
+	}
+	i := 1
+	for i < len(t)-1 && size > t[i].Size {
+		i++
+	}
+	a, b := t[i-1], t[i]
+	k := math.Log(b.Cost/a.Cost) / math.Log(b.Size/a.Size)
+	return a.Cost * math.Pow(size/a.Size, k)
 }
