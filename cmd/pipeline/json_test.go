@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -57,6 +59,36 @@ func TestEveryCommandsJSON(t *testing.T) {
 				}
 			}
 		})
+	}
+
+	// Without --profile the inspection commands show the latest run's
+	// profile, and say so.
+	noProfile := []string{"--dag", filepath.Join(root, "dag.yaml"), "--store", storeDir}
+	for _, args := range [][]string{{"status"}, {"why", train}, {"dag"}, {"show", tune}} {
+		c := exec.Command(bin, append(args, noProfile...)...)
+		c.Dir = root
+		var stdout, stderr bytes.Buffer
+		c.Stdout, c.Stderr = &stdout, &stderr
+		if err := c.Run(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stderr.String())
+		}
+		if !regexp.MustCompile(`^profile smoke \(the latest run's, run \d+; --profile picks another\)\n`).MatchString(stderr.String()) {
+			t.Errorf("%v: stderr does not name the profile shown: %q", args, stderr.String())
+		}
+		if strings.Contains(stdout.String(), "never-run") || strings.Contains(stdout.String(), "would run") {
+			t.Errorf("%v: shows the smoke store against another profile:\n%.600s", args, stdout.String())
+		}
+	}
+	// A store path that holds no event log is refused, not created.
+	missing := filepath.Join(dir, "typo")
+	for _, args := range [][]string{{"status"}, {"gc", "--dry-run"}, {"why", train}, {"events", train}, {"verify", "--all"}} {
+		out, code := cli(t, bin, root, append(args, "--store", missing)...)
+		if code != 2 || !strings.Contains(out, "no event log at "+filepath.Join(missing, "events.db")) {
+			t.Errorf("%v on a missing store: exit %d\n%s", args, code, out)
+		}
+		if _, err := os.Stat(missing); !os.IsNotExist(err) {
+			t.Fatalf("%v created the missing store %s", args, missing)
+		}
 	}
 
 	// Replay under another profile is refused with the transcript diff,
