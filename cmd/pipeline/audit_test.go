@@ -44,16 +44,24 @@ func cliStdout(t *testing.T, bin, dir string, args ...string) (string, int) {
 	return string(out), cmd.ProcessState.ExitCode()
 }
 
+// smokeStore runs the smoke profile into dir/store (figures in dir/fig)
+// and returns the binary, the repository root, dir and the flags that
+// point a command at that store.
+func smokeStore(t *testing.T) (bin, root, dir string, common []string) {
+	t.Helper()
+	bin, root, dir = binary(t), repoRoot(t), t.TempDir()
+	common = []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke",
+		"--store", filepath.Join(dir, "store"), "--figures", filepath.Join(dir, "fig")}
+	pipelineRun(t, bin, root, common...)
+	return bin, root, dir, common
+}
+
 // TestAuditReplayVerifyGCOnSmoke audits every smoke figure back to its
 // events, replays and verifies tasks, collects garbage, and shows that a
 // tampered event is caught by audit and replay.
 func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
-	bin := binary(t)
-	root := repoRoot(t)
-	dir := t.TempDir()
+	bin, root, dir, common := smokeStore(t)
 	storeDir, figDir := filepath.Join(dir, "store"), filepath.Join(dir, "fig")
-	common := []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke", "--store", storeDir, "--figures", figDir}
-	pipelineRun(t, bin, root, common...)
 	// A target cuts the DAG down to it and its ancestors, with the same
 	// identities: all cached.
 	if only, _ := pipelineRun(t, bin, root, append([]string{"plot/fig3c-lqr"}, common...)...); len(only.Executed) != 0 || len(only.Cached) != 27 {

@@ -19,12 +19,8 @@ import (
 // streaming commands' --jsonl is one object per line, ending with a
 // summary object.
 func TestEveryCommandsJSON(t *testing.T) {
-	bin := binary(t)
-	root := repoRoot(t)
-	dir := t.TempDir()
-	storeDir, figDir := filepath.Join(dir, "store"), filepath.Join(dir, "fig")
-	common := []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke", "--store", storeDir, "--figures", figDir}
-	pipelineRun(t, bin, root, common...)
+	bin, root, dir, common := smokeStore(t)
+	storeDir := filepath.Join(dir, "store")
 	const (
 		train = "train/linreg/d=10/method=ars/seed=5488"
 		tune  = "tune/linreg/d=10/method=ars"

@@ -1,10 +1,6 @@
 package linreg
 
-import (
-	"strconv"
-
-	"zorepro/pipeline/task"
-)
+import "zorepro/pipeline/task"
 
 // sampleCosts are the per-sample times of each method at d = 10, 100 and
 // 1000 relative to d = 10, measured from the quick profile's train tasks
@@ -12,30 +8,17 @@ import (
 // REINFORCE 0.22 / 2.4 / 61 µs, natural REINFORCE 0.31 / 4.2 µs, Newton
 // 0.41 / 4.3 µs per sample. Sampling an example is O(d²) (z = Factor·ε);
 // the methods' own work grows differently with d, hence one table each.
-var sampleCosts = map[string]task.CostTable{
+var sampleCosts = task.CostTables{Size: "d", By: "method", Default: "ars", Tables: map[string]task.CostTable{
 	"ars":        {{Size: 10, Cost: 1}, {Size: 100, Cost: 4.84}, {Size: 1000, Cost: 47.7}},
 	"sgd":        {{Size: 10, Cost: 1}, {Size: 100, Cost: 8.37}, {Size: 1000, Cost: 229}},
 	"reinforce":  {{Size: 10, Cost: 1}, {Size: 100, Cost: 11.0}, {Size: 1000, Cost: 282}},
 	"nreinforce": {{Size: 10, Cost: 1}, {Size: 100, Cost: 13.6}},
 	"newton":     {{Size: 10, Cost: 1}, {Size: 100, Cost: 10.5}},
-}
+}}
 
 // SampleCost implements task.SampleCoster: the time of one sample at the
 // task's d relative to d = 10, for its method (ARS's table for a method
 // not measured).
 func (Env) SampleCost(coord func(axis string) (string, bool)) float64 {
-	ds, ok := coord("d")
-	if !ok {
-		return 1
-	}
-	d, err := strconv.ParseFloat(ds, 64)
-	if err != nil {
-		return 1
-	}
-	m, _ := coord("method")
-	t, ok := sampleCosts[m]
-	if !ok {
-		t = sampleCosts["ars"]
-	}
-	return t.At(d)
+	return sampleCosts.SampleCost(coord)
 }

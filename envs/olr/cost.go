@@ -1,10 +1,6 @@
 package olr
 
-import (
-	"strconv"
-
-	"zorepro/pipeline/task"
-)
+import "zorepro/pipeline/task"
 
 // sampleCosts are the per-round times of each algorithm at d = 10, 100
 // and 1000 relative to d = 10, measured between the first and last
@@ -14,26 +10,13 @@ import (
 // T = 10^5 run alone on a core (148 µs per round; two such runs side by
 // side on 2 cores take about twice as long each). A task's set-up (about
 // 1.5 s at d = 1000) is not per round.
-var sampleCosts = map[string]task.CostTable{
+var sampleCosts = task.CostTables{Size: "d", By: "method", Default: "paramrs", Tables: map[string]task.CostTable{
 	"paramrs":  {{Size: 10, Cost: 1}, {Size: 100, Cost: 6.8}, {Size: 1000, Cost: 183}},
 	"actionrs": {{Size: 10, Cost: 1}, {Size: 100, Cost: 16.5}, {Size: 1000, Cost: 548}},
-}
+}}
 
 // SampleCost implements task.SampleCoster: the time of one round at the
 // task's d relative to d = 10, for its algorithm.
 func (Env) SampleCost(coord func(axis string) (string, bool)) float64 {
-	ds, ok := coord("d")
-	if !ok {
-		return 1
-	}
-	d, err := strconv.ParseFloat(ds, 64)
-	if err != nil {
-		return 1
-	}
-	m, _ := coord("method")
-	t, ok := sampleCosts[m]
-	if !ok {
-		t = sampleCosts["paramrs"]
-	}
-	return t.At(d)
+	return sampleCosts.SampleCost(coord)
 }

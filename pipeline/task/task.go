@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strconv"
 
 	"zorepro/pipeline/stream"
 )
@@ -167,4 +168,31 @@ func (t CostTable) At(size float64) float64 {
 	a, b := t[i-1], t[i]
 	k := math.Log(b.Cost/a.Cost) / math.Log(b.Size/a.Size)
 	return a.Cost * math.Pow(size/a.Size, k)
+}
+
+// CostTables implements SampleCoster with one CostTable per value of a
+// coordinate (By, e.g. the method) over another coordinate as the size
+// (Size, e.g. d); a value without a table uses Default's.
+type CostTables struct {
+	Size, By, Default string
+	Tables            map[string]CostTable
+}
+
+// SampleCost implements SampleCoster (1 when the size is absent or not a
+// number).
+func (c CostTables) SampleCost(coord func(axis string) (string, bool)) float64 {
+	text, ok := coord(c.Size)
+	if !ok {
+		return 1
+	}
+	size, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return 1
+	}
+	key, _ := coord(c.By)
+	t, ok := c.Tables[key]
+	if !ok {
+		t = c.Tables[c.Default]
+	}
+	return t.At(size)
 }
