@@ -634,6 +634,19 @@ func statusTimes(eng *pipeline.Engine, c *Config, stdout io.Writer) (int, error)
 
 // openLog opens the store's event log. A read-only command finding it held
 // by a running run reads the run's snapshot instead, and says so.
+// noSnapshotError: a run holds the log and has no snapshot of its own yet.
+type noSnapshotError struct {
+	path string
+	err  error // the lock error
+}
+
+func (e *noSnapshotError) Error() string {
+	return fmt.Sprintf("%s is locked by another pipeline process: a run is in progress and has taken no snapshot yet "+
+		"(it takes one every --snapshot-interval, 30s by default; none if started with --snapshot-interval 0); try again shortly", e.path)
+}
+
+func (e *noSnapshotError) Unwrap() error { return e.err }
+
 func openLog(c *Config, readOnly bool) (*events.Log, error) {
 	path := filepath.Join(c.Store, "events.db")
 	log, err := events.Open(path, events.Options{Timeout: time.Second, ReadOnly: readOnly})
@@ -648,8 +661,7 @@ func openLog(c *Config, readOnly bool) (*events.Log, error) {
 			return log, nil
 		}
 	}
-	noSnapshot := fmt.Errorf("%w: a run is in progress on %s and has taken no snapshot yet (it takes one every --snapshot-interval, "+
-		"30s by default, unless started with --snapshot-interval 0); try again shortly", err, path)
+	noSnapshot := &noSnapshotError{path: path, err: err}
 	if serr != nil {
 		return nil, noSnapshot
 	}
