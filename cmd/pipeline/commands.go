@@ -247,10 +247,24 @@ func cmdStatus(c *Config, stdout io.Writer) (int, error) {
 		last[s.Task] = s
 	}
 	doc := statusDoc{Profile: c.Profile, Store: c.Store, Total: len(eng.Plan.Tasks), Counts: map[string]int{}}
+	profiles := map[uint64]string{} // run -> its profile
 	for _, t := range eng.Plan.Tasks {
 		ts := taskStatus{Task: t.Path, State: "never-run"}
 		if s, ok := last[t.Path]; ok {
 			ts.State, ts.Run, ts.Error = s.State, s.Run, s.Error
+			p, seen := profiles[s.Run]
+			if !seen {
+				if p, err = profileOf(eng.Events, s.Run); err != nil {
+					return exitFailed, err
+				}
+				profiles[s.Run] = p
+			}
+			if p != "" && p != c.Profile {
+				// Profiles share task paths: this state is of another
+				// profile's task (`why` tells whether it is this one's).
+				ts.Profile = p
+				doc.OtherProfile++
+			}
 		}
 		doc.Counts[ts.State]++
 		doc.Tasks = append(doc.Tasks, ts)
@@ -262,6 +276,9 @@ func cmdStatus(c *Config, stdout io.Writer) (int, error) {
 		line := fmt.Sprintf("%-11s %s", ts.State, ts.Task)
 		if ts.Run != 0 {
 			line += fmt.Sprintf("  (run %d)", ts.Run)
+			if ts.Profile != "" {
+				line = strings.TrimSuffix(line, ")") + ", profile " + ts.Profile + ")"
+			}
 			if ts.Error != "" {
 				line += ": " + ts.Error
 			}
@@ -275,6 +292,9 @@ func cmdStatus(c *Config, stdout io.Writer) (int, error) {
 		}
 	}
 	fmt.Fprintf(stdout, "%d tasks of profile %s: %s\n", doc.Total, doc.Profile, strings.Join(parts, ", "))
+	if doc.OtherProfile > 0 {
+		fmt.Fprintf(stdout, "%d of these states were recorded by runs of another profile (the task paths are shared; `pipeline why TASK` tells whether a task is cached for this one)\n", doc.OtherProfile)
+	}
 	return exitOK, nil
 }
 
@@ -285,13 +305,18 @@ type statusDoc struct {
 	Tasks   []taskStatus   `json:"tasks"`
 	Total   int            `json:"total"`
 	Counts  map[string]int `json:"counts"` // by state; they add up to Total
+	// OtherProfile counts the tasks whose last state was recorded by a run
+	// of another profile.
+	OtherProfile int `json:"other_profile"`
 }
 
 type taskStatus struct {
 	Task  string `json:"task"`
 	State string `json:"state"` // an events state, or "never-run"
 	Run   uint64 `json:"run,omitempty"`
-	Error string `json:"error,omitempty"`
+	// Profile is the profile of Run when it is not the one shown.
+	Profile string `json:"profile,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 func cmdDAG(c *Config, stdout io.Writer) (int, error) {

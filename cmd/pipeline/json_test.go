@@ -75,6 +75,28 @@ func TestEveryCommandsJSON(t *testing.T) {
 			t.Errorf("%v: shows the smoke store against another profile:\n%.600s", args, stdout.String())
 		}
 	}
+	// Shown under another profile, status says whose states they are.
+	js, code := cliStdout(t, bin, root, "status", "--json", "--profile", "quick", "--store", storeDir, "--dag", filepath.Join(root, "dag.yaml"))
+	var st struct {
+		OtherProfile int `json:"other_profile"`
+		Tasks        []struct{ Task, State, Profile string }
+	}
+	if err := json.Unmarshal([]byte(js), &st); err != nil || code != 0 {
+		t.Fatalf("status --profile quick: %v (exit %d)", err, code)
+	}
+	marked := 0
+	for _, ts := range st.Tasks {
+		if ts.State != "never-run" && ts.Profile != "smoke" {
+			t.Errorf("%s: state %s recorded by the smoke run, not marked so (%q)", ts.Task, ts.State, ts.Profile)
+		}
+		if ts.Profile == "smoke" {
+			marked++
+		}
+	}
+	if marked == 0 || marked != st.OtherProfile {
+		t.Errorf("status --profile quick: %d tasks marked smoke, other_profile %d", marked, st.OtherProfile)
+	}
+
 	// A store path that holds no event log is refused, not created.
 	missing := filepath.Join(dir, "typo")
 	for _, args := range [][]string{{"status"}, {"gc", "--dry-run"}, {"why", train}, {"events", train}, {"verify", "--all"}} {
