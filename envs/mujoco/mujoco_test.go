@@ -68,6 +68,22 @@ func TestVersion(t *testing.T) {
 	}
 }
 
+// principal returns a body's principal moments of inertia, ascending.
+func principal(e *Model, body int) []float64 {
+	in := slices.Clone(cfloats(unsafe.Pointer(e.m.body_inertia), 3*int(e.m.nbody))[3*body : 3*body+3])
+	slices.Sort(in)
+	return in
+}
+
+func near(a, b []float64, tol float64) bool {
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > tol*math.Max(1, math.Abs(b[i])) {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
 // TestModelValues: the compiled models carry the values of gym's assets
 // that matter for the dynamics (spec §4.1).
 func TestModelValues(t *testing.T) {
@@ -78,12 +94,18 @@ func TestModelValues(t *testing.T) {
 	if sw.Dt() != 0.04 {
 		t.Errorf("swimmer dt = %v", sw.Dt())
 	}
-	// Three capsules of radius 0.1 and length 1 at density 1000:
-	// 1000·(π·0.1²·1 + 4/3·π·0.1³) each.
-	cap := 1000 * (math.Pi*0.01*1 + 4.0/3*math.Pi*0.001)
+	// Three capsules of radius 0.1 and length 1 at density 1000, weighed
+	// as MuJoCo 1.50 did (a solid cylinder of length 2h + r = 1.1, see
+	// assets/swimmer.xml): 1000·π·0.1²·1.1 = 11π each, not MuJoCo
+	// 2.2.2's exact 1000·(π·0.1²·1 + 4/3·π·0.1³) = 35.6047.
+	cap := 11 * math.Pi
+	inertia := []float64{cap * 0.01 / 2, cap * (3*0.01 + 1.1*1.1) / 12, cap * (3*0.01 + 1.1*1.1) / 12}
 	for i, mass := range cfloats(unsafe.Pointer(sw.m.body_mass), int(sw.m.nbody))[1:] {
 		if math.Abs(mass-cap) > 1e-9*cap {
 			t.Errorf("swimmer body %d mass %v, want %v", i+1, mass, cap)
+		}
+		if got := principal(sw, i+1); !near(got, inertia, 1e-9) {
+			t.Errorf("swimmer body %d principal inertia %v, want %v", i+1, got, inertia)
 		}
 	}
 	for i, a := range cfloats(unsafe.Pointer(sw.m.dof_armature), 5) {
@@ -107,14 +129,16 @@ func TestModelValues(t *testing.T) {
 	if math.Abs(total-14) > 1e-9 {
 		t.Errorf("halfcheetah total mass %v, want 14 (settotalmass)", total)
 	}
-	// MuJoCo 2.2.2 derives capsule masses from the exact volume
-	// πr²(2h + 4r/3); MuJoCo 1.50 used πr²(2h + r), which gives gym's
-	// published masses 6.3603 1.5352 1.5809 1.0692 1.4256 1.1789 0.8499
-	// (see assets/half_cheetah.xml).
+	// The bodies weigh what gym's HalfCheetah-v2 reports under mujoco-py
+	// 1.50 (MuJoCo 1.50's capsule rule, a cylinder of length 2h + r; see
+	// assets/half_cheetah.xml), not MuJoCo 2.2.2's exact capsule masses
+	// (6.2502 1.5435 1.5874 1.0954 1.4381 1.2008 0.8845).
+	published := []float64{6.36031332, 1.53524804, 1.58093995, 1.0691906, 1.42558747, 1.17885117, 0.84986945}
 	halves := [][]float64{{0.5, 0.15}, {0.145}, {0.15}, {0.094}, {0.133}, {0.106}, {0.07}}
+	const r = 0.046
 	vol := func(hs []float64) (v float64) {
 		for _, h := range hs {
-			v += math.Pi * 0.046 * 0.046 * (2*h + 4*0.046/3)
+			v += math.Pi * r * r * (2*h + r)
 		}
 		return v
 	}
@@ -123,8 +147,18 @@ func TestModelValues(t *testing.T) {
 		vsum += vol(hs)
 	}
 	for i, mass := range cfloats(unsafe.Pointer(hc.m.body_mass), int(hc.m.nbody))[1:] {
-		if want := 14 * vol(halves[i]) / vsum; math.Abs(mass-want) > 1e-9 {
-			t.Errorf("halfcheetah body %d mass %v, want %v", i+1, mass, want)
+		if want := 14 * vol(halves[i]) / vsum; math.Abs(mass-want) > 1e-12 || math.Abs(mass-published[i]) > 1e-8 {
+			t.Errorf("halfcheetah body %d mass %.10f, want %.10f (gym under MuJoCo 1.50: %.8f)", i+1, mass, want, published[i])
+		}
+		if i == 0 {
+			continue // the torso combines two capsules
+		}
+		// One capsule: the solid cylinder's principal inertia about its
+		// centre.
+		L := 2*halves[i][0] + r
+		cyl := []float64{mass * r * r / 2, mass * (3*r*r + L*L) / 12, mass * (3*r*r + L*L) / 12}
+		if got := principal(hc, i+1); !near(got, cyl, 1e-9) {
+			t.Errorf("halfcheetah body %d principal inertia %v, want %v", i+1, got, cyl)
 		}
 	}
 	// Joints rootx, rootz, rooty, bthigh, bshin, bfoot, fthigh, fshin, ffoot.

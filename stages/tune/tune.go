@@ -51,7 +51,7 @@ type point struct {
 func (k *Kind) Plan(p *task.Params) task.Runner {
 	r := &runner{}
 	tr, ok := k.Trainers.Decode(p)
-	r.budget = algos.DecodeBudget(p, algos.Budget{Strict: true}, true)
+	r.budget = algos.DecodeBudget(p, algos.Budget{}, true)
 	r.seeds = p.Ints("seeds", task.Required(), task.NonEmpty(), task.Min(0))
 	r.sel = p.String("select", task.Default("min"), task.OneOf("min", "max"))
 	grid, haveGrid := p.Sub("grid", task.Required())
