@@ -15,27 +15,25 @@ import (
 	"zorepro/pipeline/task"
 )
 
-// cli runs the binary and returns its output and exit code.
+// cli runs the binary and returns its output (stdout and stderr) and exit
+// code.
 func cli(t *testing.T, bin, dir string, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		if _, ok := err.(*exec.ExitError); !ok {
-			t.Fatalf("%v: %v", args, err)
-		}
-	}
-	return string(out), cmd.ProcessState.ExitCode()
+	return runBinary(t, bin, dir, (*exec.Cmd).CombinedOutput, args)
 }
 
 // cliStdout is cli with stdout alone (stderr carries notes, e.g. the
 // profile shown).
 func cliStdout(t *testing.T, bin, dir string, args ...string) (string, int) {
 	t.Helper()
+	return runBinary(t, bin, dir, (*exec.Cmd).Output, args)
+}
+
+func runBinary(t *testing.T, bin, dir string, output func(*exec.Cmd) ([]byte, error), args []string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	out, err := cmd.Output()
+	out, err := output(cmd)
 	if err != nil {
 		if _, ok := err.(*exec.ExitError); !ok {
 			t.Fatalf("%v: %v", args, err)
