@@ -19,6 +19,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"gonum.org/v1/gonum/mat"
+
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 	"zorepro/pipeline/trajectory"
@@ -66,6 +68,54 @@ func TestVersion(t *testing.T) {
 	if got := (Env{}).NativeVersions(); !slices.Equal(got, []string{"mujoco 2.2.2"}) {
 		t.Fatalf("NativeVersions = %q", got)
 	}
+}
+
+// torsoInertia is the HalfCheetah torso's principal inertia under MuJoCo
+// 1.50's rule, computed here from its two capsules as solid cylinders of
+// length 2h + r (mass shared by length): the torso along x through the
+// body origin, the head centred at (0.6, 0, 0.1) with its axis tilted 0.87
+// rad about y from z; each cylinder's inertia rotated into the body frame
+// and moved to the body's centre of mass (parallel axis theorem).
+func torsoInertia(mass float64) []float64 {
+	const r = 0.046
+	type cyl struct {
+		l      float64    // length 2h + r
+		pos, u [3]float64 // centre and unit axis in the body frame
+	}
+	cs := []cyl{{2*0.5 + r, [3]float64{}, [3]float64{1, 0, 0}},
+		{2*0.15 + r, [3]float64{0.6, 0, 0.1}, [3]float64{math.Sin(0.87), 0, math.Cos(0.87)}}}
+	var com [3]float64
+	for _, c := range cs {
+		for k := range com {
+			com[k] += c.l / (cs[0].l + cs[1].l) * c.pos[k]
+		}
+	}
+	in := mat.NewSymDense(3, nil)
+	for _, c := range cs {
+		m := mass * c.l / (cs[0].l + cs[1].l)
+		axial, across := m*r*r/2, m*(3*r*r+c.l*c.l)/12
+		var d [3]float64
+		for k := range d {
+			d[k] = c.pos[k] - com[k]
+		}
+		dd := d[0]*d[0] + d[1]*d[1] + d[2]*d[2]
+		for a := 0; a < 3; a++ {
+			for b := a; b < 3; b++ {
+				v := (axial-across)*c.u[a]*c.u[b] + m*(-d[a]*d[b])
+				if a == b {
+					v += across + m*dd
+				}
+				in.SetSym(a, b, in.At(a, b)+v)
+			}
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(in, false) {
+		panic("torsoInertia: no eigenvalues")
+	}
+	vals := eig.Values(nil)
+	slices.Sort(vals)
+	return vals
 }
 
 // principal returns a body's principal moments of inertia, ascending.
@@ -151,7 +201,10 @@ func TestModelValues(t *testing.T) {
 			t.Errorf("halfcheetah body %d mass %.10f, want %.10f (gym under MuJoCo 1.50: %.8f)", i+1, mass, want, published[i])
 		}
 		if i == 0 {
-			continue // the torso combines two capsules
+			if got, want := principal(hc, 1), torsoInertia(mass); !near(got, want, 1e-9) {
+				t.Errorf("halfcheetah torso principal inertia %v, want %v", got, want)
+			}
+			continue
 		}
 		// One capsule: the solid cylinder's principal inertia about its
 		// centre.
