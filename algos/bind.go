@@ -27,6 +27,14 @@ type Env[I any] interface {
 	Evaluate(inst I, snap []float64, h trajectory.Header, rng *rand.Rand) ([]float64, error)
 }
 
+// SharedLoader is implemented by environments whose instances are large
+// and read-only, so that the tasks of one process can share one: Shared
+// returns the instance decoded from the entry with content ID id, calling
+// read for the entry's bytes only when it has none for that ID.
+type SharedLoader[I any] interface {
+	Shared(id string, read func() ([]byte, error)) (I, error)
+}
+
 // HeaderRecorder is implemented by environments whose trajectories record a
 // method's header differently from how the method describes it (MNIST
 // keeps the labels its trajectories have always carried). RecordHeader
@@ -99,6 +107,9 @@ type Evaluator interface {
 	Component() any
 	Metrics() []string
 	Load(data []byte) (Instance, error)
+	// LoadInput loads the instance of an input's "data" entry (shared
+	// between the process's tasks when the environment is a SharedLoader).
+	LoadInput(in task.Input) (Instance, error)
 }
 
 // Trainer is an algorithm bound to an environment, with the instance and
@@ -110,6 +121,7 @@ type Trainer interface {
 	Hyper() []string
 	Metrics() []string
 	Load(data []byte) (Instance, error)
+	LoadInput(in task.Input) (Instance, error)
 	// Decode reads the algorithm's parameters (Algorithm.Decode).
 	Decode(p *task.Params) Setup
 }
@@ -151,6 +163,22 @@ func (e evaluator[I]) Load(data []byte) (Instance, error) {
 		return nil, err
 	}
 	return instance[I]{env: e.env, in: in}, nil
+}
+
+func (e evaluator[I]) LoadInput(input task.Input) (Instance, error) {
+	read := func() ([]byte, error) { return input.Read("data") }
+	if sl, ok := any(e.env).(SharedLoader[I]); ok {
+		in, err := sl.Shared(input.ID("data"), read)
+		if err != nil {
+			return nil, err
+		}
+		return instance[I]{env: e.env, in: in}, nil
+	}
+	data, err := read()
+	if err != nil {
+		return nil, err
+	}
+	return e.Load(data)
 }
 
 type instance[I any] struct {

@@ -30,6 +30,10 @@ import (
 // that the instance has it.
 var _ episodic.Converger = (*lqr.Instance)(nil)
 
+// MNIST's instance (55 MB) is loaded once per process and shared by its
+// tasks.
+var _ algos.SharedLoader[*mnist.Instance] = mnist.Env{}
+
 // Trainers are the algorithms each environment can train, by the names
 // dag.yaml uses ("env", then "algo"). Each entry binds an algorithm to an
 // environment's instance type; a problem interface the instances do not

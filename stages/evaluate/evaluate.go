@@ -47,11 +47,7 @@ type runner struct{ env algos.Evaluator }
 func (r *runner) Components() []any { return []any{r.env.Component()} }
 
 func (r *runner) Run(ctx context.Context, env task.Env) error {
-	data, err := env.Inputs("data")[0].Read("data")
-	if err != nil {
-		return err
-	}
-	inst, err := r.env.Load(data)
+	inst, err := r.env.LoadInput(env.Inputs("data")[0])
 	if err != nil {
 		return err
 	}

@@ -65,11 +65,7 @@ func (r *runner) Components() []any { return r.trainer.Components() }
 func (r *runner) Cost() int64 { return r.budget.Samples }
 
 func (r *runner) Run(ctx context.Context, env task.Env) error {
-	data, err := env.Inputs("data")[0].Read("data")
-	if err != nil {
-		return err
-	}
-	inst, err := r.trainer.Load(data)
+	inst, err := r.trainer.LoadInput(env.Inputs("data")[0])
 	if err != nil {
 		return err
 	}

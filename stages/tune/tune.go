@@ -238,11 +238,8 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 			v, ok := in.Coord("seed")
 			if !ok {
 				if shared == nil {
-					data, err := in.Read("data")
-					if err != nil {
-						return err
-					}
-					if shared, err = r.trainer.Load(data); err != nil {
+					var err error
+					if shared, err = r.trainer.LoadInput(in); err != nil {
 						return fmt.Errorf("%s: %w", in.Task(), err)
 					}
 				}
@@ -250,11 +247,8 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 				continue
 			}
 			if v == want {
-				data, err := in.Read("data")
-				if err != nil {
-					return err
-				}
-				if insts[i], err = r.trainer.Load(data); err != nil {
+				var err error
+				if insts[i], err = r.trainer.LoadInput(in); err != nil {
 					return fmt.Errorf("%s: %w", in.Task(), err)
 				}
 			}
