@@ -354,17 +354,26 @@ func TestCodeEditRerunsOnlyTasksCompiledFromIt(t *testing.T) {
 	}
 }
 
+// startLongRun starts `run` of testdata/long.yaml (dagPath) in dir, with
+// the given --snapshot-interval, in the background; it is killed at the
+// test's end if still running.
+func startLongRun(t *testing.T, bin, dir, dagPath, snapshotInterval string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, "run", "--dag", dagPath, "--store", "store", "--figures", "fig", "--snapshot-interval", snapshotInterval)
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
+}
+
 func TestSecondRunOnALockedStoreFailsAtOnce(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	dagPath, _ := filepath.Abs("testdata/long.yaml")
 	// No snapshot: every command, read-only ones too, is turned away.
-	first := exec.Command(bin, "run", "--dag", dagPath, "--store", "store", "--figures", "fig", "--snapshot-interval", "0")
-	first.Dir = dir
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { first.Process.Kill(); first.Wait() }()
+	first := startLongRun(t, bin, dir, dagPath, "0")
 	// Wait for the first run to create and lock its log.
 	for i := 0; i < 100; i++ {
 		if _, err := os.Stat(filepath.Join(dir, "store", "events.db")); err == nil {
@@ -450,12 +459,7 @@ func TestReadOnlyCommandsReadTheRunsSnapshot(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
 	dagPath, _ := filepath.Abs("testdata/long.yaml")
-	first := exec.Command(bin, "run", "--dag", dagPath, "--store", "store", "--figures", "fig", "--snapshot-interval", "100ms")
-	first.Dir = dir
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { first.Process.Kill(); first.Wait() }()
+	first := startLongRun(t, bin, dir, dagPath, "100ms")
 	snap := filepath.Join(dir, "store", "events.db.snapshot")
 	for i := 0; i < 200; i++ {
 		if _, err := os.Stat(snap); err == nil {
@@ -503,12 +507,7 @@ func TestReadOnlyCommandsReadTheRunsSnapshot(t *testing.T) {
 	if _, err := os.Stat(snap); err != nil {
 		t.Fatalf("SIGKILL left no snapshot to test with: %v", err)
 	}
-	second := exec.Command(bin, "run", "--dag", dagPath, "--store", "store", "--figures", "fig", "--snapshot-interval", "1h")
-	second.Dir = dir
-	if err := second.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { second.Process.Kill(); second.Wait() }()
+	second := startLongRun(t, bin, dir, dagPath, "1h")
 	for i := 0; i < 200; i++ {
 		if _, err := os.Stat(snap); os.IsNotExist(err) {
 			break

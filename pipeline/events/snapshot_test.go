@@ -11,6 +11,19 @@ import (
 	"zorepro/pipeline/task"
 )
 
+// snapshotNow takes a snapshot of l (at path) and opens it.
+func snapshotNow(t *testing.T, l *Log, path string) *Log {
+	t.Helper()
+	if err := l.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenSnapshot(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // A snapshot taken while a writer commits is a complete, readable log
 // holding a prefix of what was committed; the last one holds everything.
 func TestSnapshotDuringWritesIsConsistent(t *testing.T) {
@@ -37,13 +50,7 @@ func TestSnapshotDuringWritesIsConsistent(t *testing.T) {
 		}
 	}()
 	for i := 0; i < 5; i++ {
-		if err := l.Snapshot(); err != nil {
-			t.Fatal(err)
-		}
-		s, err := OpenSnapshot(path, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := snapshotNow(t, l, path)
 		its, err := s.Iterations("t", run)
 		if err != nil {
 			t.Fatal(err)
@@ -62,13 +69,7 @@ func TestSnapshotDuringWritesIsConsistent(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Snapshot(); err != nil {
-		t.Fatal(err)
-	}
-	s, err := OpenSnapshot(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := snapshotNow(t, l, path)
 	defer s.Close()
 	if its, err := s.Iterations("t", run); err != nil || len(its) != 2000 {
 		t.Fatalf("final snapshot: %d iterations, %v", len(its), err)
@@ -96,13 +97,7 @@ func TestSnapshotInProgressAndRemove(t *testing.T) {
 	}
 	check := func(want bool) {
 		t.Helper()
-		if err := l.Snapshot(); err != nil {
-			t.Fatal(err)
-		}
-		s, err := OpenSnapshot(path, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := snapshotNow(t, l, path)
 		defer s.Close()
 		if got, ok, err := s.InProgress(); err != nil || got != run || ok != want {
 			t.Fatalf("InProgress = %d, %v, %v; want %d, %v", got, ok, err, run, want)
