@@ -77,47 +77,37 @@ func lookup(name string) (*command, bool) {
 	return nil, false
 }
 
-// Flag kinds.
-type flagKind int
-
-const (
-	textFlag flagKind = iota
-	intFlag
-	boolFlag
-	durationFlag
-	uintFlag
-)
-
+// flagDef is one flag: its default (a string, int, bool or time.Duration,
+// which sets the flag's type) and its help.
 type flagDef struct {
-	kind  flagKind
-	def   string
+	def   any
 	usage string
 }
 
 var flagDefs = map[string]flagDef{
-	"dag":                 {textFlag, "dag.yaml", "the DAG file"},
-	"profile":             {textFlag, "", "profile: paper, quick or smoke (as dag.yaml defines); run defaults to paper, the other commands to the profile of the store's latest run"},
-	"jobs":                {intFlag, fmt.Sprint(runtime.NumCPU()), "number of workers"},
-	"store":               {textFlag, "artifacts", "store root (content store and events.db)"},
-	"figures":             {textFlag, "figures", "directory figures are exported to"},
-	"json":                {boolFlag, "false", "print one JSON document"},
-	"jsonl":               {boolFlag, "false", "stream JSON Lines: one object per item, then a summary object"},
-	"force":               {boolFlag, "false", "rerun every task, ignoring the cache"},
-	"dry-run":             {boolFlag, "false", "report what would be done, do nothing"},
-	"checkpoint-interval": {durationFlag, (10 * time.Second).String(), "minimum time between checkpoints of a task"},
-	"snapshot-interval":   {durationFlag, (30 * time.Second).String(), "how often to refresh the event log snapshot that other commands read during the run (0: never)"},
-	"times":               {boolFlag, "false", "print the recorded task time per stage instead of the task list"},
-	"curve":               {textFlag, "", "audit only this curve (its key, e.g. ars)"},
-	"panel":               {textFlag, "", "audit only this panel (its key, e.g. 1000)"},
-	"x":                   {textFlag, "", "audit the plotted point nearest this x, with the chain behind it"},
-	"until":               {textFlag, "0", "stop after this iteration and compare up to it (0: the whole task)"},
-	"events":              {boolFlag, "false", "print every compared event pair"},
-	"all":                 {boolFlag, "false", "verify every recorded task"},
-	"sample":              {textFlag, "0", "verify this many recorded tasks, picked with --seed"},
-	"seed":                {textFlag, "1", "seed of the --sample pick"},
-	"scratch":             {textFlag, "", "directory to re-execute into (default: a temporary directory, removed afterwards)"},
-	"keep":                {boolFlag, "false", "keep the scratch directory"},
-	"checkpoints":         {boolFlag, "false", "also remove the checkpoints of tasks that finished"},
+	"dag":                 {"dag.yaml", "the DAG file"},
+	"profile":             {"", "profile: paper, quick or smoke (as dag.yaml defines); run defaults to paper, the other commands to the profile of the store's latest run"},
+	"jobs":                {runtime.NumCPU(), "number of workers"},
+	"store":               {"artifacts", "store root (content store and events.db)"},
+	"figures":             {"figures", "directory figures are exported to"},
+	"json":                {false, "print one JSON document"},
+	"jsonl":               {false, "stream JSON Lines: one object per item, then a summary object"},
+	"force":               {false, "rerun every task, ignoring the cache"},
+	"dry-run":             {false, "report what would be done, do nothing"},
+	"checkpoint-interval": {10 * time.Second, "minimum time between checkpoints of a task"},
+	"snapshot-interval":   {30 * time.Second, "how often to refresh the event log snapshot that other commands read during the run (0: never)"},
+	"times":               {false, "print the recorded task time per stage instead of the task list"},
+	"curve":               {"", "audit only this curve (its key, e.g. ars)"},
+	"panel":               {"", "audit only this panel (its key, e.g. 1000)"},
+	"x":                   {"", "audit the plotted point nearest this x, with the chain behind it"},
+	"until":               {"0", "stop after this iteration and compare up to it (0: the whole task)"},
+	"events":              {false, "print every compared event pair"},
+	"all":                 {false, "verify every recorded task"},
+	"sample":              {"0", "verify this many recorded tasks, picked with --seed"},
+	"seed":                {"1", "seed of the --sample pick"},
+	"scratch":             {"", "directory to re-execute into (default: a temporary directory, removed afterwards)"},
+	"keep":                {false, "keep the scratch directory"},
+	"checkpoints":         {false, "also remove the checkpoints of tasks that finished"},
 }
 
 // flagSet returns the flags of cmd, help text included.
@@ -131,18 +121,15 @@ func flagSet(cmd *command, stderr io.Writer) *pflag.FlagSet {
 		if name == "profile" && cmd.name == "run" {
 			usage = "profile: paper, quick or smoke (as dag.yaml defines)"
 		}
-		switch d.kind {
-		case textFlag:
-			fs.String(name, d.def, usage)
-		case intFlag:
-			var n int
-			fmt.Sscan(d.def, &n)
-			fs.Int(name, n, usage)
-		case boolFlag:
-			fs.Bool(name, d.def == "true", usage)
-		case durationFlag:
-			dur, _ := time.ParseDuration(d.def)
-			fs.Duration(name, dur, usage)
+		switch def := d.def.(type) {
+		case string:
+			fs.String(name, def, usage)
+		case int:
+			fs.Int(name, def, usage)
+		case bool:
+			fs.Bool(name, def, usage)
+		case time.Duration:
+			fs.Duration(name, def, usage)
 		}
 	}
 	return fs

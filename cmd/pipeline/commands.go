@@ -275,10 +275,11 @@ func cmdStatus(c *Config, stdout io.Writer) (int, error) {
 	for _, ts := range doc.Tasks {
 		line := fmt.Sprintf("%-11s %s", ts.State, ts.Task)
 		if ts.Run != 0 {
-			line += fmt.Sprintf("  (run %d)", ts.Run)
+			run := fmt.Sprintf("run %d", ts.Run)
 			if ts.Profile != "" {
-				line = strings.TrimSuffix(line, ")") + ", profile " + ts.Profile + ")"
+				run += ", profile " + ts.Profile
 			}
+			line += "  (" + run + ")"
 			if ts.Error != "" {
 				line += ": " + ts.Error
 			}

@@ -52,8 +52,8 @@ const (
 // in another stage (tuning trials are training runs); the same components
 // at other sizes, in the same stage or another; the stage; a component's
 // task.RateHint. Within each of these tiers, timed iteration spans beat
-// whole-task times, then more recorded time wins. Tasks with no known rate are counted
-// but not timed.
+// whole-task times, then more recorded time wins. Tasks with no known
+// rate are counted but not timed.
 func (r *Record) Estimate(xs []Explained) ([]StageEstimate, error) {
 	run := map[string]bool{}
 	for _, x := range xs {

@@ -165,19 +165,26 @@ func (s *Store) Get(id ID) ([]byte, error) {
 }
 
 func (s *Store) read(id ID, p string) ([]byte, error) {
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s (%s)", ErrNotFound, id, p)
+	data, err := load(id, p)
+	var cerr *CorruptError
+	if errors.As(err, &cerr) && !s.readOnly {
+		return nil, s.quarantine(id, p, cerr.Reason)
 	}
-	if err != nil {
+	return data, err
+}
+
+// load reads the entry for id at p and checks its hash: an error wrapping
+// ErrNotFound, or a *CorruptError with the entry left where it is.
+func load(id ID, p string) ([]byte, error) {
+	data, err := os.ReadFile(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%w: %s (%s)", ErrNotFound, id, p)
+	case err != nil:
 		return nil, fmt.Errorf("store: get %s: %w", id, err)
 	}
 	if got := Sum(data); got != id {
-		reason := fmt.Sprintf("hash mismatch: %d bytes hash to %s", len(data), got)
-		if s.readOnly {
-			return nil, &CorruptError{ID: id, Path: p, Reason: reason}
-		}
-		return nil, s.quarantine(id, p, reason)
+		return nil, &CorruptError{ID: id, Path: p, Reason: fmt.Sprintf("hash mismatch: %d bytes hash to %s", len(data), got)}
 	}
 	return data, nil
 }
@@ -186,18 +193,8 @@ func (s *Store) read(id ID, p string) ([]byte, error) {
 // effects: nil, an error wrapping ErrNotFound, or a *CorruptError (the
 // entry left where it is).
 func (s *Store) Check(id ID) error {
-	p := s.Path(id)
-	data, err := os.ReadFile(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%w: %s (%s)", ErrNotFound, id, p)
-	case err != nil:
-		return fmt.Errorf("store: check %s: %w", id, err)
-	}
-	if got := Sum(data); got != id {
-		return &CorruptError{ID: id, Path: p, Reason: fmt.Sprintf("hash mismatch: %d bytes hash to %s", len(data), got)}
-	}
-	return nil
+	_, err := load(id, s.Path(id))
+	return err
 }
 
 // quarantine moves the corrupt entry at p aside and returns the
