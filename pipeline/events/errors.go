@@ -30,6 +30,13 @@ var (
 	// ErrWriterClosed is returned by a Writer's Err, Flush and Close after
 	// Append was called on the closed Writer (the event was dropped).
 	ErrWriterClosed = errors.New("events: writer is closed")
+
+	// ErrCorruptAttempt is returned by ReadAttempt when an attempt file is
+	// damaged rather than cut short: a missing or bad magic line or header,
+	// a frame whose digest does not match with more than a torn tail after
+	// it, data after the end frame, an end frame whose count does not match,
+	// or an event that does not decode, is invalid or is of another task.
+	ErrCorruptAttempt = errors.New("events: corrupt attempt file")
 )
 
 // openError is an error from Open whose message is written for the person
