@@ -36,6 +36,9 @@ type Options struct {
 	Terminal         bool      // draw a progress bar instead of log lines
 	Args             []string  // recorded with the run
 	Profile          string    // recorded with the run
+	// MaxAttempts bounds the attempts of a task a Dispatcher runs when they
+	// end killed, before finishing (0: 4).
+	MaxAttempts int
 }
 
 // Engine runs a plan.
@@ -46,6 +49,9 @@ type Engine struct {
 	Code     CodeIdentity
 	Platform Platform
 	Opt      Options
+	// Dispatcher, if set, runs the tasks that must execute in other
+	// processes (see dispatch.go); nil runs them in this one.
+	Dispatcher Dispatcher
 }
 
 // FigureFile is one exported figure file.
@@ -114,7 +120,7 @@ func (e *Engine) Run(ctx context.Context) (*Result, error) {
 		prog:    newProgress(e.Opt.Log, e.Opt.Terminal, len(e.Plan.Tasks)),
 	}
 	w := e.Events.NewWriter(events.WriterOptions{OnError: r.writeFailed})
-	r.w = w
+	r.w, r.flush, r.checkpoints = w, w.Flush, e.Events
 	stopSnapshots := e.snapshots()
 	res := r.loop()
 	res.Run = run
@@ -180,7 +186,7 @@ func (e *Engine) RunOne(ctx context.Context, t *dag.Task, deps map[string]string
 		state:     make([]status, len(e.Plan.Tasks)),
 		outputs:   map[string]string{},
 		prog:      newProgress(nil, false, 1),
-		stopAfter: until, stop: cancel,
+		stopAfter: until, stop: cancel, checkpoints: e.Events, flush: w.Flush,
 	}
 	r.tokens <- struct{}{} // the task's own worker token, as the scheduler holds it
 	o := r.execute(t, deps)
@@ -246,7 +252,7 @@ func (e *Engine) snapshots() (stop func()) {
 type runner struct {
 	e       *Engine
 	run     uint64
-	w       *events.Writer
+	w       recorder
 	ctx     context.Context
 	tokens  chan struct{}
 	state   []status
@@ -260,6 +266,23 @@ type runner struct {
 	stop      context.CancelFunc
 
 	writeErr atomic.Pointer[error] // the first failed write (writeFailed)
+
+	// checkpoints finds a task's latest checkpoint: the event log, or, in a
+	// worker, the one its spec names.
+	checkpoints checkpointSource
+	// flush commits every event recorded so far (nil: nothing to commit).
+	flush func() error
+}
+
+// recorder takes a task's events: the event log's writer, or a worker's
+// attempt file.
+type recorder interface {
+	Append(events.Event)
+}
+
+// checkpointSource finds the latest checkpoint of an action.
+type checkpointSource interface {
+	Checkpoint(action string) (events.CheckpointRecord, bool, error)
 }
 
 // writeFailed records a failed write to the store (any Store.Put error) or
@@ -493,6 +516,16 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 		}
 	}
 	r.prog.event("start", t.Path, nil) // only tasks that execute: cached ones are summed up
+	if r.e.Dispatcher != nil {
+		return r.dispatch(t, act, deps)
+	}
+	return r.attempt(t, act, lines, deps)
+}
+
+// attempt runs t in this process, recording its events through r.w: the
+// run's own work, or a worker's (Engine.Work).
+func (r *runner) attempt(t *dag.Task, act ActionID, lines []string, deps map[string]string) (o outcome) {
+	o.t = t
 	r.w.Append(events.Event{Type: events.TypeTranscript, Run: r.run, Task: t.Path, Action: act.String(), Transcript: strings.Join(lines, "\n")})
 	r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateStarted, Action: act.String(), Time: time.Now().UnixNano()})
 	env, err := newTaskEnv(r, t, act, deps)
@@ -517,11 +550,19 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 		return o
 	}
 	o.status, o.err = failed, fmt.Errorf("%s: %w", t.Path, err)
-	if env != nil {
-		o.damaged = env.damagedInput()
+	var data json.RawMessage
+	if o.damaged = env.damagedInput(); o.damaged != "" {
+		data, _ = json.Marshal(FailedData{DamagedInput: o.damaged})
 	}
-	r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateFailed, Action: act.String(), Time: time.Now().UnixNano(), Error: err.Error()})
+	r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateFailed, Action: act.String(), Time: time.Now().UnixNano(), Error: err.Error(), Data: data})
 	return o
+}
+
+// FailedData is the data of a failed state event.
+type FailedData struct {
+	// DamagedInput names the upstream task whose output the task found
+	// missing or corrupt in the store, if that is why it failed.
+	DamagedInput string `json:"damaged_input,omitempty"`
 }
 
 // VerifyOutput checks that an output manifest and every output it names are

@@ -138,9 +138,10 @@ type harness struct {
 	code     *pipelinetest.FakeCode
 	walk     *walkKind
 	dagYAML  string
-	storeOpt store.Options  // e.g. a failing CreateTemp
-	logOpt   events.Options // e.g. a failing BeforeCommit; Timeout is set by run
-	log      io.Writer      // the run's plain log (nil: none)
+	storeOpt store.Options       // e.g. a failing CreateTemp
+	logOpt   events.Options      // e.g. a failing BeforeCommit; Timeout is set by run
+	log      io.Writer           // the run's plain log (nil: none)
+	dispatch pipeline.Dispatcher // runs tasks as workers (nil: in the run)
 }
 
 func newHarness(t *testing.T) *harness {
@@ -173,7 +174,7 @@ func (h *harness) run(ctx context.Context, profile string, jobs int, store_ stri
 	}
 	defer log.Close()
 	e := &pipeline.Engine{Plan: plan, Store: st, Events: log, Code: h.code, Platform: pipeline.Platform{GoVersion: "go-test", GOARCH: "test"},
-		Opt: pipeline.Options{Jobs: jobs, CheckpointInterval: 0, Log: h.log}}
+		Opt: pipeline.Options{Jobs: jobs, CheckpointInterval: 0, Log: h.log}, Dispatcher: h.dispatch}
 	return e.Run(ctx)
 }
 

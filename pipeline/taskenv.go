@@ -213,7 +213,7 @@ func (e *taskEnv) Note(kind string, v any) {
 }
 
 func (e *taskEnv) Resume() ([]byte, int64, bool, error) {
-	rec, ok, err := e.r.e.Events.Checkpoint(e.act.String())
+	rec, ok, err := e.r.checkpoints.Checkpoint(e.act.String())
 	if err != nil || !ok {
 		return nil, 0, false, err
 	}

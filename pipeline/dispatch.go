@@ -1,0 +1,420 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"zorepro/pipeline/atomicfile"
+	"zorepro/pipeline/dag"
+	"zorepro/pipeline/events"
+)
+
+// A Dispatcher runs task attempts in other processes, each as the worker
+// command (`pipeline worker SPEC`, which calls Engine.Work): package
+// slurm's runs them as Slurm jobs. The engine calls Dispatch from one
+// goroutine per attempt in flight, at most Opt.Jobs at a time.
+type Dispatcher interface {
+	// Dispatch starts the attempt and returns once its process has ended,
+	// however it ended: by itself, killed, or cancelled because ctx was
+	// (then Dispatch cancels it and waits for it to end). It returns an
+	// error only if the attempt could not be started or followed.
+	Dispatch(ctx context.Context, a Attempt) (Ended, error)
+}
+
+// Attempt is one attempt of a task, run as `pipeline worker Spec`.
+type Attempt struct {
+	Task  string // the task's path
+	Stage string // its stage: a dispatcher may group one stage's attempts (e.g. in one job array)
+	Name  string // unique in the store: "<action ID>/<n>"
+	Spec  string // the spec file the worker reads (absolute path)
+}
+
+// Ended is how an attempt's process ended, as its dispatcher saw it.
+type Ended struct {
+	State string // e.g. Slurm's job state: COMPLETED, FAILED, TIMEOUT, CANCELLED, NODE_FAIL
+	Log   string // the file its output went to ("" if none)
+}
+
+// Spec is everything a worker needs to run one attempt: the coordinator
+// writes it as JSON beside the attempt's event file. Paths are absolute,
+// since the worker may start elsewhere.
+type Spec struct {
+	Version int `json:"version"`
+	// Dir is the coordinator's working directory: relative paths in the
+	// dag file (e.g. a data directory) mean the same to the worker.
+	Dir     string `json:"dir"`
+	DAG     string `json:"dag"`
+	Profile string `json:"profile"`
+	Store   string `json:"store"`
+	Task    string `json:"task"`
+	// Action is the task's action ID as the coordinator computed it; the
+	// worker refuses to run if its own differs (another binary, dag file
+	// or profile).
+	Action  string `json:"action"`
+	Attempt string `json:"attempt"`
+	// Events is the attempt file the worker creates (events.CreateAttempt).
+	Events string            `json:"events"`
+	Deps   map[string]string `json:"deps"` // upstream task path → output ID
+	// Checkpoint is the latest checkpoint the coordinator knows of, which
+	// the task resumes from.
+	Checkpoint         *events.CheckpointRecord `json:"checkpoint,omitempty"`
+	CheckpointInterval time.Duration            `json:"checkpoint_interval"`
+}
+
+// SpecVersion is the version of Spec's layout; bump it by hand when it
+// changes, so that an old worker refuses a new spec.
+const SpecVersion = 1
+
+// ReadSpec reads a spec file.
+func ReadSpec(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("worker spec: %w", err)
+	}
+	var s Spec
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("worker spec %s: %w", path, err)
+	}
+	if s.Version != SpecVersion {
+		return nil, fmt.Errorf("worker spec %s: version %d, this binary reads version %d (is the same build on every node?)", path, s.Version, SpecVersion)
+	}
+	return &s, nil
+}
+
+// attemptsDir holds, under the store root, one directory per action with
+// the spec and event file of each attempt not yet merged into the log.
+const attemptsDir = "attempts"
+
+// attemptEnd is what merging an attempt's event file found.
+type attemptEnd int
+
+const (
+	ended      attemptEnd = iota // the task finished, failed or stopped on request: o is final
+	unfinished                   // killed before it finished, or its file was rejected: resubmit
+)
+
+// dispatch runs t as attempts through the Dispatcher until one finishes,
+// resubmitting an attempt that was killed (from its latest checkpoint) up
+// to Opt.MaxAttempts times. The attempt files a previous coordinator left
+// are merged first: a finished one is adopted instead of rerunning.
+func (r *runner) dispatch(t *dag.Task, act ActionID, deps map[string]string) outcome {
+	dir := filepath.Join(r.e.Store.Root(), attemptsDir, act.String())
+	fail := func(err error) outcome {
+		r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateFailed, Action: act.String(), Time: time.Now().UnixNano(), Error: err.Error()})
+		return outcome{t: t, status: failed, err: fmt.Errorf("%s: %w", t.Path, err)}
+	}
+	var last *events.CheckpointRecord
+	if rec, ok, err := r.checkpoints.Checkpoint(act.String()); err != nil {
+		return fail(err)
+	} else if ok {
+		last = &rec
+	}
+	n, left := leftAttempts(dir)
+	for _, k := range left {
+		o, end := r.merge(t, act, dir, k, Ended{State: "left by an earlier coordinator"}, &last)
+		if end == ended && o.status != interrupted {
+			r.prog.logf("%s: adopted attempt %d, which an earlier coordinator's job finished", t.Path, k)
+			return o
+		}
+	}
+	store, err := filepath.Abs(r.e.Store.Root())
+	if err != nil {
+		return fail(err)
+	}
+	dagFile, err := filepath.Abs(r.e.Plan.File)
+	if err != nil {
+		return fail(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return fail(err)
+	}
+	for tries := 1; ; tries++ {
+		n++
+		spec := Spec{
+			Version: SpecVersion, Dir: wd, DAG: dagFile, Profile: r.e.Plan.Profile, Store: store,
+			Task: t.Path, Action: act.String(), Attempt: fmt.Sprintf("%s/%d", act, n),
+			Events: filepath.Join(store, attemptsDir, act.String(), strconv.Itoa(n)+".attempt"),
+			Deps:   deps, Checkpoint: last, CheckpointInterval: r.e.Opt.CheckpointInterval,
+		}
+		data, _ := json.MarshalIndent(spec, "", "  ")
+		specPath := filepath.Join(store, attemptsDir, act.String(), strconv.Itoa(n)+".spec.json")
+		err := os.MkdirAll(dir, 0o755)
+		if err == nil {
+			err = atomicfile.WriteFile(specPath, data)
+		}
+		if err != nil {
+			r.writeFailed(err)
+			return fail(err)
+		}
+		how, err := r.e.Dispatcher.Dispatch(r.ctx, Attempt{Task: t.Path, Stage: t.Stage.Name, Name: spec.Attempt, Spec: specPath})
+		if err != nil {
+			os.Remove(specPath)
+			if r.ctx.Err() != nil {
+				return outcome{t: t, status: interrupted, err: r.ctx.Err()}
+			}
+			return fail(err)
+		}
+		o, end := r.merge(t, act, dir, n, how, &last)
+		if end == ended {
+			return o
+		}
+		if r.ctx.Err() != nil {
+			return outcome{t: t, status: interrupted, err: r.ctx.Err()}
+		}
+		if tries >= r.e.maxAttempts() {
+			return fail(fmt.Errorf("gave up after %d attempts: the last ended %s without finishing%s", tries, how.State, logNote(how.Log)))
+		}
+		from := "the beginning"
+		if last != nil {
+			from = fmt.Sprintf("iteration %d", last.Iteration)
+		}
+		r.prog.logf("%s: attempt %d ended %s without finishing%s; resubmitting, from %s", t.Path, n, how.State, logNote(how.Log), from)
+	}
+}
+
+func logNote(path string) string {
+	if path == "" {
+		return ""
+	}
+	return " (log " + path + ")"
+}
+
+func (e *Engine) maxAttempts() int {
+	if e.Opt.MaxAttempts > 0 {
+		return e.Opt.MaxAttempts
+	}
+	return 4
+}
+
+// leftAttempts returns the highest attempt number used in dir and the
+// attempts whose event files are still there (left by a coordinator that
+// died before merging them), in order. Their spec files are removed.
+func leftAttempts(dir string) (highest int, left []int) {
+	names, _ := os.ReadDir(dir)
+	for _, de := range names {
+		num, kind, ok := strings.Cut(de.Name(), ".")
+		k, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			continue
+		}
+		highest = max(highest, k)
+		switch kind {
+		case "attempt":
+			left = append(left, k)
+		case "spec.json":
+			os.Remove(filepath.Join(dir, de.Name()))
+		}
+	}
+	slices.Sort(left)
+	return highest, left
+}
+
+// merge validates the event file of attempt n and records it in the log
+// under this run. A finished attempt (its file complete) is recorded whole
+// and its outcome returned. Of an attempt killed before it finished, only
+// what precedes its latest checkpoint is recorded (as an interrupted run
+// of the task would have it), and *last moves to that checkpoint. A file
+// that is corrupt, belongs to another task or names outputs the store does
+// not hold is rejected: renamed to *.rejected and not recorded. The file
+// is removed once recorded.
+func (r *runner) merge(t *dag.Task, act ActionID, dir string, n int, how Ended, last **events.CheckpointRecord) (outcome, attemptEnd) {
+	path := filepath.Join(dir, strconv.Itoa(n)+".attempt")
+	a, err := events.ReadAttempt(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		r.prog.logf("%s: attempt %d ended %s before its worker started%s", t.Path, n, how.State, logNote(how.Log))
+		return outcome{}, unfinished
+	}
+	if err == nil {
+		err = r.checkAttempt(a, t, act, n)
+	}
+	if err != nil {
+		r.prog.logf("%s: attempt %d (ended %s%s) rejected: %v", t.Path, n, how.State, logNote(how.Log), err)
+		os.Rename(path, path+".rejected")
+		return outcome{}, unfinished
+	}
+	evs := a.Events
+	if !a.Complete {
+		cut := 0
+		for i, ev := range evs {
+			if ev.Type == events.TypeCheckpoint {
+				cut = i + 1
+			}
+		}
+		evs = evs[:cut]
+	}
+	var o outcome
+	o.t = t
+	for _, ev := range evs {
+		ev.Run = r.run
+		r.w.Append(ev)
+		switch {
+		case ev.Type == events.TypeCheckpoint:
+			*last = &events.CheckpointRecord{Task: t.Path, Run: r.run, Content: ev.Checkpoint.Content, Iteration: ev.Checkpoint.Iteration}
+		case ev.Type != events.TypeState:
+		case ev.State == events.StateDone:
+			o.status, o.output = done, ev.Output
+		case ev.State == events.StateFailed:
+			o.status, o.err = failed, fmt.Errorf("%s: %s%s", t.Path, ev.Error, logNote(how.Log))
+			var fd FailedData
+			if json.Unmarshal(ev.Data, &fd) == nil {
+				o.damaged = fd.DamagedInput
+			}
+		case ev.State == events.StateInterrupted:
+			o.status, o.err = interrupted, ErrInterrupted
+		}
+	}
+	end := ended
+	if !a.Complete {
+		r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateInterrupted, Action: act.String(), Time: time.Now().UnixNano(),
+			Error: fmt.Sprintf("attempt %d ended %s without finishing%s", n, how.State, logNote(how.Log))})
+		end = unfinished
+	} else if o.status == interrupted && r.ctx.Err() == nil {
+		end = unfinished // stopped by a signal the coordinator did not send (preemption, a time limit)
+	}
+	if r.flush != nil {
+		if err := r.flush(); err != nil {
+			return outcome{t: t, status: failed, err: err}, ended
+		}
+	}
+	os.Remove(path)
+	os.Remove(filepath.Join(dir, strconv.Itoa(n)+".spec.json"))
+	os.Remove(dir) // once empty
+	return o, end
+}
+
+// checkAttempt checks that an attempt file is the record of attempt n of
+// t's action and, if it finished, that the outputs it names are in the
+// store.
+func (r *runner) checkAttempt(a *events.Attempt, t *dag.Task, act ActionID, n int) error {
+	want := events.AttemptHeader{Task: t.Path, Action: act.String(), Attempt: fmt.Sprintf("%s/%d", act, n)}
+	if a.Header != want {
+		return fmt.Errorf("its header names task %s, action %s, attempt %s; expected %s, %s, %s", a.Header.Task, a.Header.Action, a.Header.Attempt, want.Task, want.Action, want.Attempt)
+	}
+	finals := 0
+	for _, ev := range a.Events {
+		if ev.Action != "" && ev.Action != want.Action {
+			return fmt.Errorf("a %s event names action %s", ev.Type, ev.Action)
+		}
+		if ev.Type != events.TypeState {
+			continue
+		}
+		switch ev.State {
+		case events.StateDone:
+			if err := r.e.VerifyOutput(ev.Output); err != nil {
+				return fmt.Errorf("its output is not intact in the store: %w", err)
+			}
+			finals++
+		case events.StateFailed, events.StateInterrupted:
+			finals++
+		}
+	}
+	if a.Complete && finals != 1 {
+		return fmt.Errorf("it is complete but records %d final states (done, failed or interrupted), not one", finals)
+	}
+	return nil
+}
+
+// Work runs one attempt in this process, as a worker: the task the spec
+// names, from the inputs and checkpoint it names, recording every event in
+// the spec's attempt file (never in an event log, which the coordinator
+// alone writes). It refuses to run if its own action ID for the task
+// differs from the spec's. The task's own failure is recorded in the file
+// and returned; so is an interrupt (ErrInterrupted).
+func (e *Engine) Work(ctx context.Context, spec *Spec) error {
+	t := e.Plan.Task(spec.Task)
+	if t == nil {
+		return fmt.Errorf("worker: task %s is not in %s under profile %s", spec.Task, e.Plan.File, e.Plan.Profile)
+	}
+	lines, err := Transcript(t, e.Code, e.Platform, spec.Deps)
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	act := Action(lines)
+	if act.String() != spec.Action {
+		return fmt.Errorf("worker: task %s has action %s here but %s at the coordinator: the binary, %s or the profile differ between them (run the same build, on the shared file system)",
+			t.Path, act, spec.Action, spec.DAG)
+	}
+	w, err := events.CreateAttempt(spec.Events, events.AttemptHeader{Task: t.Path, Action: spec.Action, Attempt: spec.Attempt})
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &runner{
+		e: e, ctx: tctx, stop: cancel,
+		tokens:      make(chan struct{}, max(e.Opt.Jobs, 1)),
+		state:       make([]status, len(e.Plan.Tasks)),
+		outputs:     map[string]string{},
+		prog:        newProgress(e.Opt.Log, false, 1),
+		checkpoints: specCheckpoint{action: spec.Action, rec: spec.Checkpoint},
+	}
+	r.w = &attemptRecorder{w: w, failed: r.writeFailed}
+	r.tokens <- struct{}{} // the task's own worker token, as the scheduler holds it
+	o := r.attemptSafe(t, act, lines, spec.Deps)
+	cerr := w.Close()
+	if err := r.writeError(); err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	if cerr != nil {
+		return fmt.Errorf("worker: %w", cerr)
+	}
+	switch o.status {
+	case done:
+		return nil
+	case interrupted:
+		return ErrInterrupted
+	}
+	return o.err
+}
+
+// attemptSafe is attempt, with a panic recorded as the task's failure.
+func (r *runner) attemptSafe(t *dag.Task, act ActionID, lines []string, deps map[string]string) (o outcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			o = outcome{t: t, status: failed, err: fmt.Errorf("%s: panic: %v", t.Path, p)}
+			r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateFailed, Action: act.String(), Time: time.Now().UnixNano(), Error: o.err.Error()})
+		}
+	}()
+	return r.attempt(t, act, lines, deps)
+}
+
+// specCheckpoint is a worker's checkpoint source: the one its spec names.
+type specCheckpoint struct {
+	action string
+	rec    *events.CheckpointRecord
+}
+
+func (s specCheckpoint) Checkpoint(action string) (events.CheckpointRecord, bool, error) {
+	if s.rec == nil || action != s.action {
+		return events.CheckpointRecord{}, false, nil
+	}
+	return *s.rec, true, nil
+}
+
+// attemptRecorder records a worker's events in its attempt file, synced
+// after every checkpoint so that a killed job keeps it. A failed write
+// stops the task as a failed write to the log would.
+type attemptRecorder struct {
+	w      *events.AttemptWriter
+	failed func(error)
+}
+
+func (a *attemptRecorder) Append(ev events.Event) {
+	err := a.w.Append(ev)
+	if err == nil && ev.Type == events.TypeCheckpoint {
+		err = a.w.Sync()
+	}
+	if err != nil {
+		a.failed(err)
+	}
+}
