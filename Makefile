@@ -11,7 +11,7 @@ PROFILE  ?= paper
 MNIST    := .data/mnist
 REVISION := $(shell git describe --always --dirty 2>/dev/null)
 
-.PHONY: all build deps data run quick smoke test test-short test-reliability bench clean
+.PHONY: all build deps data run quick smoke test test-slurm test-short test-reliability bench clean
 
 all: build
 
@@ -49,11 +49,26 @@ quick: build data
 smoke: build data
 	$(BIN) run --profile smoke --jobs $(JOBS)
 
-# Tests: vet, then the whole suite with the race detector.
+# Tests: vet, then the whole suite with the race detector, then the Slurm
+# executor's tests on a real one-node cluster.
 test: build data
 	$(GO) vet -tags "$(TAGS)" ./...
 	$(GO) test -tags "$(TAGS)" -race -count=1 -timeout 25m ./...
 	$(GO) test -count=1 ./envs/mujoco/    # the stub, as an untagged build sees it
+	$(MAKE) test-slurm
+
+# The Slurm executor's tests (cmd/pipeline/slurm_test.go) against a
+# one-node Slurm cluster that scripts/slurm-cluster starts on this machine
+# (Debian's slurm-wlm and munge, as root) and stops afterwards. Where Slurm
+# is not installed they are skipped, with a message saying so.
+test-slurm: build
+	@dir=$$(mktemp -d /tmp/zorepro-slurm.XXXXXX); \
+	scripts/slurm-cluster start $$dir > $$dir/env; rc=$$?; \
+	if [ $$rc = 3 ]; then echo "SKIPPED: the Slurm tests need slurm-wlm and munge, as root (apt-get install slurm-wlm munge)"; exit 0; fi; \
+	if [ $$rc != 0 ]; then echo "scripts/slurm-cluster start $$dir failed"; exit 1; fi; \
+	. $$dir/env; \
+	$(GO) test -tags "$(TAGS)" -count=1 -timeout 15m -run 'Slurm' -v ./cmd/pipeline/; rc=$$?; \
+	scripts/slurm-cluster stop $$dir; exit $$rc
 
 test-short: build
 	$(GO) test -tags "$(TAGS)" -short -count=1 ./...

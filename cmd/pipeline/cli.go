@@ -35,8 +35,9 @@ var inspect = []string{"dag", "profile", "store", "json"}
 var commands = []command{
 	{name: "run", args: "[TARGET...]", summary: "execute the DAG, or only the named stages/tasks and what they need (only what changed)",
 		detail: "TARGETs are stage names, task paths or /-bounded prefixes of them. Identities do not depend\non the targets, so a later full run finds their work cached.",
-		flags:  []string{"dag", "profile", "jobs", "store", "figures", "json", "force", "dry-run", "checkpoint-interval", "snapshot-interval"},
-		run:    cmdRun},
+		flags: []string{"dag", "profile", "jobs", "store", "figures", "json", "force", "dry-run", "checkpoint-interval", "snapshot-interval",
+			"executor", "slurm-partition", "slurm-account", "slurm-time", "slurm-cpus", "slurm-mem", "slurm-max-jobs", "slurm-args", "slurm-log-dir"},
+		run: cmdRun},
 	{name: "status", summary: "the last recorded state of every task (--times: task time per stage)",
 		flags: append(slices.Clone(inspect), "times"), check: noArgs, run: run1(cmdStatus)},
 	{name: "dag", summary: "the expanded task graph with each task's inputs",
@@ -59,6 +60,10 @@ var commands = []command{
 			"or whose identity changed, is listed as not checkable with the reason; any such task, like a mismatch,\n" +
 			"exits 1. --json prints one object; --jsonl streams one JSON object per task, then a summary object.",
 		flags: append(slices.Clone(inspect), "jobs", "jsonl", "all", "sample", "seed", "scratch", "keep"), check: verifyArgs, run: cmdVerify},
+	{name: "worker", args: "SPEC", summary: "run one task attempt from its spec file (what an executor's jobs run)",
+		detail: "The coordinator (run --executor slurm) writes the spec beside the attempt's event file; the worker runs\n" +
+			"the task against the store the spec names and records its events in that file, never in the event log.",
+		flags: []string{"jobs"}, check: oneSpec, run: cmdWorker},
 	{name: "gc", summary: "remove store entries that no recorded run references",
 		flags: []string{"store", "json", "dry-run", "checkpoints"}, check: noArgs, run: run1(cmdGC)},
 }
@@ -108,6 +113,15 @@ var flagDefs = map[string]flagDef{
 	"scratch":             {"", "directory to re-execute into (default: a temporary directory, removed afterwards)"},
 	"keep":                {false, "keep the scratch directory"},
 	"checkpoints":         {false, "also remove the checkpoints of tasks that finished"},
+	"executor":            {"local", "where tasks run: local (this machine, --jobs workers) or slurm (one Slurm job per task attempt)"},
+	"slurm-partition":     {"", "Slurm partition of the jobs (default: the cluster's default partition)"},
+	"slurm-account":       {"", "Slurm account the jobs are charged to"},
+	"slurm-time":          {"", "time limit of one job, as sbatch --time takes it (e.g. 2:00:00; a job past it resumes from its checkpoint)"},
+	"slurm-cpus":          {"1", "CPUs per job (the worker's threads)"},
+	"slurm-mem":           {"", "memory per job, as sbatch --mem takes it (e.g. 4G)"},
+	"slurm-max-jobs":      {"100", "the most jobs in flight"},
+	"slurm-args":          {"", "more sbatch arguments, separated by spaces (e.g. \"--qos=long --constraint=avx2\")"},
+	"slurm-log-dir":       {"", "directory of the jobs' logs (default: STORE/slurm/logs; on the shared file system)"},
 }
 
 // flagSet returns the flags of cmd, help text included.
@@ -260,4 +274,11 @@ func verifyArgs(c *Config) []string {
 		p = append(p, "pipeline verify: give TARGETs, --all or --sample N")
 	}
 	return p
+}
+
+func oneSpec(c *Config) []string {
+	if len(c.Args) != 1 {
+		return []string{fmt.Sprintf("pipeline %s: takes exactly one SPEC argument, got %d", c.Command, len(c.Args))}
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"zorepro/pipeline"
@@ -193,6 +194,19 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 	eng.Opt.Log = stderr
 	eng.Opt.Terminal = isTerminal(stderr)
 	eng.Opt.Args = append([]string{"run"}, os.Args[min(len(os.Args), 2):]...)
+	if c.Executor == "slurm" {
+		var logMu sync.Mutex
+		d, err := openSlurm(ctx, c, func(format string, args ...any) {
+			logMu.Lock()
+			defer logMu.Unlock()
+			fmt.Fprintf(stderr, "slurm: "+format+"\n", args...)
+		})
+		if err != nil {
+			return exitFailed, err
+		}
+		defer d.Close()
+		eng.Dispatcher, eng.Opt.Jobs, eng.Opt.Terminal = d, c.Slurm.MaxJobs, false
+	}
 	res, err := eng.Run(ctx)
 	if res != nil && c.JSON {
 		if jerr := json.NewEncoder(stdout).Encode(res); jerr != nil {

@@ -94,6 +94,7 @@ func binary(t testing.TB) string {
 type runResult struct {
 	Executed, Cached, Failed, Skipped []string
 	Figures                           map[string]struct{ Path, ID string }
+	Errors                            map[string]string
 }
 
 // pipelineRun runs the binary in dir and decodes its --json output.

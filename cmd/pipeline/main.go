@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -75,6 +76,16 @@ type Config struct {
 	GCCheckpoints bool
 	// status
 	Times bool
+	// run: where tasks execute
+	Executor string
+	Slurm    SlurmConfig
+}
+
+// SlurmConfig is the --slurm-* settings of run --executor slurm.
+type SlurmConfig struct {
+	Partition, Account, Time, Mem, LogDir string
+	CPUs, MaxJobs                         int
+	Args                                  []string
 }
 
 // usageError is a bad command line (exit 2).
@@ -125,6 +136,9 @@ func parseConfig(args []string, stderr io.Writer) (*Config, error) {
 	v.AutomaticEnv()
 	if err := v.BindPFlags(fs); err != nil {
 		return nil, err
+	}
+	if err := readConfigFile(v); err != nil {
+		return nil, &usageError{err.Error()}
 	}
 	c := &Config{Command: cmd.name, Args: fs.Args()}
 	problems := decodeFlags(c, fs, v)
@@ -204,10 +218,58 @@ func decodeFlags(c *Config, fs *pflag.FlagSet, v *viper.Viper) []string {
 			c.SampleSeed = uint64(s)
 		}
 	}
+	if has("executor") {
+		switch c.Executor = str("executor"); c.Executor {
+		case "local", "slurm":
+		default:
+			problems = append(problems, fmt.Sprintf("--executor (or PIPELINE_EXECUTOR): %q is neither local nor slurm", c.Executor))
+		}
+		s := &c.Slurm
+		s.Partition, s.Account, s.Time, s.Mem, s.LogDir = str("slurm-partition"), str("slurm-account"), str("slurm-time"), str("slurm-mem"), str("slurm-log-dir")
+		s.Args = strings.Fields(str("slurm-args"))
+		for name, dst := range map[string]*int{"slurm-cpus": &s.CPUs, "slurm-max-jobs": &s.MaxJobs} {
+			if *dst, err = intSetting(v, name); err != nil {
+				problems = append(problems, err.Error())
+			} else if *dst < 1 {
+				problems = append(problems, fmt.Sprintf("--%s (or %s): must be >= 1, got %d", name, envName(name), *dst))
+			}
+		}
+	}
 	if has("store") && c.Store == "" {
 		problems = append(problems, "--store (or PIPELINE_STORE): must not be empty")
 	}
 	return problems
+}
+
+// readConfigFile reads the configuration file into v, below flags and
+// PIPELINE_* variables: the file PIPELINE_CONFIG names, else pipeline.yaml
+// in the working directory if there is one. Its keys are flag names
+// (e.g. "executor: slurm", "slurm-partition: gpu"); a key that is no flag
+// of any command is an error naming the file and the key.
+func readConfigFile(v *viper.Viper) error {
+	path := os.Getenv("PIPELINE_CONFIG")
+	if path == "" {
+		if _, err := os.Stat("pipeline.yaml"); err != nil {
+			return nil
+		}
+		path = "pipeline.yaml"
+	}
+	file := viper.New()
+	file.SetConfigFile(path)
+	file.SetConfigType("yaml")
+	if err := file.ReadInConfig(); err != nil {
+		return fmt.Errorf("configuration %s: %w", path, err)
+	}
+	var problems []string
+	for _, k := range slices.Sorted(slices.Values(file.AllKeys())) {
+		if _, ok := flagDefs[k]; !ok {
+			problems = append(problems, fmt.Sprintf("configuration %s: unknown setting %q (settings are flag names, e.g. executor, jobs, slurm-partition)", path, k))
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "\n"))
+	}
+	return v.MergeConfigMap(file.AllSettings())
 }
 
 func envName(flag string) string {

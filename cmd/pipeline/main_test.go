@@ -46,6 +46,13 @@ func TestBadFlags(t *testing.T) {
 		{"replay negative until", []string{"replay", "train/x", "--until", "-1"}, nil, "--until (or PIPELINE_UNTIL): must be >= 0, got -1"},
 		{"replay flag on run", []string{"run", "--until", "3"}, nil, "unknown flag: --until"},
 		{"gc with argument", []string{"gc", "all"}, nil, `pipeline gc: unexpected arguments ["all"]`},
+		{"unknown executor", []string{"run", "--executor", "cluster"}, nil, `--executor (or PIPELINE_EXECUTOR): "cluster" is neither local nor slurm`},
+		{"zero slurm cpus", []string{"run", "--slurm-cpus", "0"}, nil, "--slurm-cpus (or PIPELINE_SLURM_CPUS): must be >= 1, got 0"},
+		{"slurm max jobs from env", []string{"run"}, map[string]string{"PIPELINE_SLURM_MAX_JOBS": "many"}, `--slurm-max-jobs (or PIPELINE_SLURM_MAX_JOBS): "many" is not an integer`},
+		{"unknown setting in the configuration", []string{"status"}, map[string]string{"PIPELINE_CONFIG": writeFile(t, dir, "c1.yaml", "executor: slurm\nslurm:\n  partition: gpu\n")}, `c1.yaml: unknown setting "slurm.partition"`},
+		{"bad executor in the configuration", []string{"run"}, map[string]string{"PIPELINE_CONFIG": writeFile(t, dir, "c2.yaml", "executor: k8s\n")}, `"k8s" is neither local nor slurm`},
+		{"malformed configuration", []string{"run"}, map[string]string{"PIPELINE_CONFIG": writeFile(t, dir, "c3.yaml", "executor: [\n")}, "configuration " + filepath.Join(dir, "c3.yaml")},
+		{"missing configuration", []string{"run"}, map[string]string{"PIPELINE_CONFIG": filepath.Join(dir, "none.yaml")}, "none.yaml"},
 		{"why unknown task", []string{"why", "train/nope", "--dag", good, "--store", filepath.Join(dir, "none")}, nil, "no event log at"},
 	}
 	for _, c := range cases {
@@ -134,4 +141,35 @@ func withFlags(args []string, common ...string) []string {
 		}
 	}
 	return out
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The configuration file sets what flags and PIPELINE_* do not; flags win
+// over the environment, which wins over the file.
+func TestConfigurationFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PIPELINE_CONFIG", writeFile(t, dir, "pipeline.yaml", "executor: slurm\nslurm-partition: long\nslurm-args: --qos=x --exclusive\njobs: 7\nslurm-cpus: 4\n"))
+	c, err := parseConfig([]string{"run"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Executor != "slurm" || c.Slurm.Partition != "long" || !slices.Equal(c.Slurm.Args, []string{"--qos=x", "--exclusive"}) || c.Jobs != 7 || c.Slurm.CPUs != 4 || c.Slurm.MaxJobs != 100 {
+		t.Errorf("from the file: %+v", c)
+	}
+	t.Setenv("PIPELINE_SLURM_PARTITION", "env")
+	c, err = parseConfig([]string{"run", "--jobs", "2"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Slurm.Partition != "env" || c.Jobs != 2 || c.Executor != "slurm" {
+		t.Errorf("precedence: partition %q (want env), jobs %d (want 2), executor %q", c.Slurm.Partition, c.Jobs, c.Executor)
+	}
 }

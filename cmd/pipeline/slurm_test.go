@@ -1,0 +1,349 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"zorepro/pipeline/events"
+)
+
+// These tests run the pipeline on a real Slurm cluster: the one SLURM_CONF
+// names (`make test-slurm` starts a one-node cluster on this machine with
+// scripts/slurm-cluster and runs them). Without SLURM_CONF they skip.
+func slurmCluster(t *testing.T) {
+	t.Helper()
+	if os.Getenv("SLURM_CONF") == "" {
+		t.Skip("no Slurm cluster: SLURM_CONF is unset (`make test-slurm` starts a one-node cluster and runs these tests)")
+	}
+	if out, err := exec.Command("sinfo", "-h").CombinedOutput(); err != nil {
+		t.Fatalf("SLURM_CONF=%s is set but sinfo fails: %v\n%s", os.Getenv("SLURM_CONF"), err, out)
+	}
+}
+
+// runSlurm runs `pipeline run --executor slurm` and returns its result and
+// stderr; it fails the test if the run fails.
+func runSlurm(t *testing.T, bin, dir string, args ...string) (runResult, string) {
+	t.Helper()
+	return pipelineRun(t, bin, dir, append([]string{"--executor", "slurm", "--slurm-max-jobs", "16"}, args...)...)
+}
+
+// lastOutputs maps every task of a store to its latest output ID.
+func lastOutputs(t *testing.T, store string) map[string]string {
+	t.Helper()
+	log, err := events.Open(filepath.Join(store, "events.db"), events.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	states, err := log.LastStates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, s := range states {
+		out[s.Task] = s.Output
+	}
+	return out
+}
+
+// doneEvents counts a task's "done" events across every run of a store.
+func doneEvents(t *testing.T, store, task string) int {
+	t.Helper()
+	log, err := events.Open(filepath.Join(store, "events.db"), events.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	evs, err := log.Events(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, ev := range evs {
+		if ev.Type == events.TypeState && ev.State == events.StateDone {
+			n++
+		}
+	}
+	return n
+}
+
+// The smoke profile through Slurm gives the figures, byte for byte, and
+// the output of every task that a local run gives; a second run submits
+// nothing.
+func TestSlurmSmokeMatchesLocal(t *testing.T) {
+	slurmCluster(t)
+	bin, root, dir := binary(t), repoRoot(t), t.TempDir()
+	common := []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke"}
+	t0 := time.Now()
+	local, _ := pipelineRun(t, bin, root, append(common, "--store", filepath.Join(dir, "local"), "--figures", filepath.Join(dir, "local-fig"), "--jobs", "2")...)
+	tLocal := time.Since(t0)
+	t0 = time.Now()
+	remote, stderr := runSlurm(t, bin, root, append(common, "--store", filepath.Join(dir, "slurm"), "--figures", filepath.Join(dir, "slurm-fig"))...)
+	tSlurm := time.Since(t0)
+	t.Logf("smoke: local %s, slurm %s (%d tasks)", tLocal, tSlurm, len(remote.Executed))
+	if !mapsEqual(figureIDs(local), figureIDs(remote)) || len(local.Figures) == 0 {
+		t.Fatalf("figure IDs differ:\n%v\n%v", figureIDs(local), figureIDs(remote))
+	}
+	sameFigures(t, readFigures(t, filepath.Join(dir, "local-fig")), readFigures(t, filepath.Join(dir, "slurm-fig")))
+	a, b := lastOutputs(t, filepath.Join(dir, "local")), lastOutputs(t, filepath.Join(dir, "slurm"))
+	if len(a) == 0 || !mapsEqual(a, b) {
+		t.Fatalf("task outputs differ between local and slurm runs")
+	}
+	if !strings.Contains(stderr, "slurm: submitted job") {
+		t.Errorf("the Slurm run's log names no submitted job:\n%s", stderr)
+	}
+	again, stderr := runSlurm(t, bin, root, append(common, "--store", filepath.Join(dir, "slurm"), "--figures", filepath.Join(dir, "slurm-fig"))...)
+	if len(again.Executed) != 0 || strings.Contains(stderr, "submitted job") {
+		t.Errorf("the second run executed %v; its log:\n%s", again.Executed, stderr)
+	}
+}
+
+// jobsOf lists the store's jobs in a state ("RUNNING", ...) as squeue
+// shows them (one line per array element: "<job>_<index>").
+func jobsOf(t *testing.T, state string) []string {
+	t.Helper()
+	out, err := exec.Command("squeue", "-h", "-r", "-t", state, "-o", "%i %j").Output()
+	if err != nil {
+		t.Fatalf("squeue: %v", err)
+	}
+	var ids []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if id, name, ok := strings.Cut(line, " "); ok && strings.HasPrefix(name, "zorepro-") {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// waitRunningTrain waits until a train task's worker has recorded a
+// checkpoint in its attempt file (so that a kill leaves something to resume
+// from) and returns the running jobs.
+func waitRunningTrain(t *testing.T, store string) []string {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		files, _ := filepath.Glob(filepath.Join(store, "attempts", "*", "*.attempt"))
+		for _, f := range files {
+			a, err := events.ReadAttempt(f)
+			if err != nil || !strings.HasPrefix(a.Header.Task, "train/") {
+				continue
+			}
+			for _, ev := range a.Events {
+				if ev.Type == events.TypeCheckpoint && ev.Checkpoint.Iteration > 0 {
+					if jobs := jobsOf(t, "RUNNING"); len(jobs) > 0 {
+						return jobs
+					}
+				}
+			}
+		}
+	}
+	t.Fatal("no train task recorded a checkpoint within 2 minutes")
+	return nil
+}
+
+func resumed(t *testing.T, bin, store string) bool {
+	t.Helper()
+	for _, task := range []string{"train/linreg/d=10/method=sgd/seed=5488", "train/linreg/d=10/method=sgd/seed=7151"} {
+		out, err := exec.Command(bin, "events", task, "--store", store).Output()
+		if err != nil {
+			t.Fatalf("events %s: %v", task, err)
+		}
+		if strings.Contains(string(out), "state=resumed") {
+			return true
+		}
+	}
+	return false
+}
+
+// scancel of a running job: the coordinator resubmits the task, which
+// resumes from its checkpoint and ends with the bytes of a local run.
+func TestSlurmScancelledJobResumes(t *testing.T) {
+	slurmCluster(t)
+	bin, dir := binary(t), t.TempDir()
+	dagPath, _ := filepath.Abs("testdata/resume.yaml")
+	ref, _ := pipelineRun(t, bin, dir, "--dag", dagPath, "--store", "ref", "--figures", "ref-fig", "--jobs", "2")
+	store := filepath.Join(dir, "slurm")
+	cmd := exec.Command(bin, "run", "--json", "--executor", "slurm", "--dag", dagPath, "--store", store, "--figures", filepath.Join(dir, "fig"), "--checkpoint-interval", "20ms")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	jobs := waitRunningTrain(t, store)
+	if out, err := exec.Command("scancel", jobs...).CombinedOutput(); err != nil {
+		t.Fatalf("scancel %v: %v\n%s", jobs, err, out)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the run failed after scancel of %v: %v\n%s", jobs, err, stderr.String())
+	}
+	var res runResult
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if !mapsEqual(figureIDs(res), figureIDs(ref)) {
+		t.Fatalf("figures differ:\n%v\n%v", figureIDs(ref), figureIDs(res))
+	}
+	if !strings.Contains(stderr.String(), "ended CANCELLED") && !strings.Contains(stderr.String(), "resubmitting") {
+		t.Errorf("the log does not tell of the cancelled job:\n%s", stderr.String())
+	}
+	if !resumed(t, bin, store) {
+		t.Errorf("no train task resumed from its checkpoint; log:\n%s", stderr.String())
+	}
+}
+
+// A coordinator killed with SIGKILL leaves its jobs running; the next run
+// cancels them, resumes their tasks from their checkpoints, records every
+// task once and ends with the bytes of a local run.
+func TestSlurmCoordinatorKilledThenRerun(t *testing.T) {
+	slurmCluster(t)
+	bin, dir := binary(t), t.TempDir()
+	dagPath, _ := filepath.Abs("testdata/resume.yaml")
+	ref, _ := pipelineRun(t, bin, dir, "--dag", dagPath, "--store", "ref", "--figures", "ref-fig", "--jobs", "2")
+	store := filepath.Join(dir, "slurm")
+	cmd := exec.Command(bin, "run", "--executor", "slurm", "--dag", dagPath, "--store", store, "--figures", filepath.Join(dir, "fig"), "--checkpoint-interval", "20ms")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitRunningTrain(t, store)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if len(jobsOf(t, "RUNNING,PENDING")) == 0 {
+		t.Log("the jobs ended with the coordinator; the rerun has nothing to cancel")
+	}
+	res, stderr := runSlurm(t, bin, dir, "--dag", dagPath, "--store", store, "--figures", filepath.Join(dir, "fig"))
+	if !mapsEqual(figureIDs(res), figureIDs(ref)) {
+		t.Fatalf("figures differ:\n%v\n%v\nlog:\n%s", figureIDs(ref), figureIDs(res), stderr)
+	}
+	sameFigures(t, readFigures(t, filepath.Join(dir, "ref-fig")), readFigures(t, filepath.Join(dir, "fig")))
+	for task := range lastOutputs(t, store) {
+		if n := doneEvents(t, store, task); n != 1 {
+			t.Errorf("%s recorded done %d times", task, n)
+		}
+	}
+	if len(jobsOf(t, "RUNNING,PENDING")) > 0 {
+		t.Error("jobs of the store are still queued or running after the run")
+	}
+}
+
+// A task that fails in its job fails the run with the task, its error and
+// the path of its Slurm log; the other task finishes.
+func TestSlurmFailingTaskNamesItsLog(t *testing.T) {
+	slurmCluster(t)
+	bin, dir := binary(t), t.TempDir()
+	dagPath, _ := filepath.Abs("testdata/fail.yaml")
+	cmd := exec.Command(bin, "run", "--json", "--executor", "slurm", "--dag", dagPath, "--store", filepath.Join(dir, "store"), "--figures", filepath.Join(dir, "fig"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailed {
+		t.Fatalf("exit: %v, want %d\n%s", err, exitFailed, stderr.String())
+	}
+	var res runResult
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	msg := res.Errors["generate/mnist"]
+	if !strings.Contains(msg, "/nonexistent/mnist") || !strings.Contains(msg, "(log "+filepath.Join(dir, "store", "slurm", "logs")) {
+		t.Fatalf("error = %q, want the missing directory and the job's log", msg)
+	}
+	logPath := msg[strings.LastIndex(msg, "(log ")+5 : len(msg)-1]
+	if b, err := os.ReadFile(logPath); err != nil || !strings.Contains(string(b), "/nonexistent/mnist") {
+		t.Errorf("the job's log %s does not hold the error (%v):\n%s", logPath, err, b)
+	}
+	if len(res.Executed) != 1 || res.Executed[0] != "generate/linreg/d=10/seed=5488" {
+		t.Errorf("executed %v", res.Executed)
+	}
+}
+
+// Slurm unreachable (controller down), a partition that does not exist or
+// missing commands: a clear error within seconds, before anything is
+// submitted, and nothing recorded.
+func TestSlurmUnavailableFailsFast(t *testing.T) {
+	slurmCluster(t)
+	bin, dir := binary(t), t.TempDir()
+	dagPath, _ := filepath.Abs("testdata/fail.yaml")
+	// A configuration naming a controller that is not there.
+	conf, err := os.ReadFile(os.Getenv("SLURM_CONF"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(conf), "\n") {
+		if strings.HasPrefix(l, "SlurmctldPort=") {
+			l = "SlurmctldPort=1"
+		}
+		lines = append(lines, l)
+	}
+	down := filepath.Join(dir, "down.conf")
+	os.WriteFile(down, []byte(strings.Join(lines, "\n")), 0o644)
+	for _, c := range []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"controller down", []string{"SLURM_CONF=" + down}, nil, "the controller does not answer"},
+		{"bad partition", nil, []string{"--slurm-partition", "nosuchpartition"}, `partition "nosuchpartition" does not exist`},
+		{"no slurm commands", []string{"PATH=/nonexistent"}, nil, "sbatch is not on PATH"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			store := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
+			cmd := exec.Command(bin, append([]string{"run", "--executor", "slurm", "--dag", dagPath, "--store", store}, c.args...)...)
+			cmd.Env = append(os.Environ(), c.env...)
+			t0 := time.Now()
+			out, err := cmd.CombinedOutput()
+			if took := time.Since(t0); took > 20*time.Second {
+				t.Errorf("took %s to fail", took)
+			}
+			if err == nil || !strings.Contains(string(out), c.want) {
+				t.Fatalf("err %v, output:\n%s\nwant %q", err, out, c.want)
+			}
+			if files, _ := filepath.Glob(filepath.Join(store, "attempts", "*")); len(files) > 0 {
+				t.Errorf("attempts written: %v", files)
+			}
+		})
+	}
+}
+
+// SIGINT on the coordinator cancels its jobs, records what they did and
+// exits 130, leaving no job behind; the next run resumes and ends with the
+// bytes of a local run.
+func TestSlurmInterruptCancelsJobs(t *testing.T) {
+	slurmCluster(t)
+	bin, dir := binary(t), t.TempDir()
+	dagPath, _ := filepath.Abs("testdata/resume.yaml")
+	ref, _ := pipelineRun(t, bin, dir, "--dag", dagPath, "--store", "ref", "--figures", "ref-fig", "--jobs", "2")
+	store := filepath.Join(dir, "slurm")
+	cmd := exec.Command(bin, "run", "--executor", "slurm", "--dag", dagPath, "--store", store, "--figures", filepath.Join(dir, "fig"), "--checkpoint-interval", "20ms")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitRunningTrain(t, store)
+	t0 := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit: %v, want %d\n%s", err, exitInterrupted, stderr.String())
+	}
+	t.Logf("stopped %s after SIGINT", time.Since(t0))
+	if jobs := jobsOf(t, "RUNNING,PENDING,COMPLETING"); len(jobs) > 0 {
+		t.Errorf("jobs left after the coordinator stopped: %v", jobs)
+	}
+	res, _ := runSlurm(t, bin, dir, "--dag", dagPath, "--store", store, "--figures", filepath.Join(dir, "fig"))
+	if !mapsEqual(figureIDs(res), figureIDs(ref)) {
+		t.Fatalf("figures differ:\n%v\n%v", figureIDs(ref), figureIDs(res))
+	}
+	if !resumed(t, bin, store) {
+		t.Error("no train task resumed from its checkpoint")
+	}
+}
