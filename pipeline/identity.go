@@ -81,6 +81,9 @@ func Transcript(t *dag.Task, code CodeIdentity, plat Platform, outputs map[strin
 	if t.HasSeed {
 		add("seed %d", t.Seed)
 	}
+	if t.Parent != nil {
+		add("streams-of %s", t.Parent.Path) // a part draws from its parent's streams
+	}
 	for _, p := range t.Params.Resolved() {
 		add("param %s", p)
 	}

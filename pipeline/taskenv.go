@@ -86,10 +86,15 @@ func newTaskEnv(r *runner, t *dag.Task, act ActionID, deps map[string]string) (*
 	return e, nil
 }
 
-func (e *taskEnv) Path() string                    { return e.t.Path }
-func (e *taskEnv) Coords() []task.Coord            { return e.t.Coords }
-func (e *taskEnv) Seed() (uint64, bool)            { return e.t.Seed, e.t.HasSeed }
-func (e *taskEnv) Streams() stream.Source          { return stream.New(e.t.Seed, e.t.Path, e.streams) }
+func (e *taskEnv) Path() string         { return e.t.Path }
+func (e *taskEnv) Coords() []task.Coord { return e.t.Coords }
+func (e *taskEnv) Seed() (uint64, bool) { return e.t.Seed, e.t.HasSeed }
+func (e *taskEnv) Streams() stream.Source {
+	if p := e.t.Parent; p != nil {
+		return stream.New(p.Seed, p.Path, e.streams)
+	}
+	return stream.New(e.t.Seed, e.t.Path, e.streams)
+}
 func (e *taskEnv) Inputs(slot string) []task.Input { return e.inputs[slot] }
 
 func (e *taskEnv) Output(name string, data []byte) error {

@@ -57,6 +57,13 @@ type Task struct {
 	Inputs  map[string][]*Task // slot → upstream tasks, by path
 	Deps    []*Task            // every upstream task, by index
 	Index   int
+	// Parent is the task this one is a part of (task.Splitter), or nil.
+	// A part has the parent's stage, kind and seed, and draws from the
+	// parent's streams.
+	Parent *Task
+	// Parts are this task's parts, in the Splitter's order (also its
+	// inputs in the slot task.PartsSlot).
+	Parts []*Task
 }
 
 // Coord returns the value of one coordinate.
@@ -895,6 +902,9 @@ func expand(c *collector, file, profile string, stages []*Stage, kinds map[strin
 					c.addErr(e)
 				}
 			}
+			if sp, ok := t.Runner.(task.Splitter); ok && t.Params.Err() == nil {
+				addParts(c, plan, t, sp.Parts())
+			}
 			t.Index = len(plan.Tasks)
 			plan.Tasks = append(plan.Tasks, t)
 			plan.byPath[t.Path] = t
@@ -906,8 +916,41 @@ func expand(c *collector, file, profile string, stages []*Stage, kinds map[strin
 	}
 	for _, t := range plan.Tasks {
 		bind(c, t, byStage)
+		if len(t.Parts) > 0 {
+			t.Inputs[task.PartsSlot] = t.Parts
+			t.Deps = append(t.Deps, t.Parts...)
+			sort.Slice(t.Deps, func(i, j int) bool { return t.Deps[i].Index < t.Deps[j].Index })
+		}
 	}
 	return plan
+}
+
+// addParts plans the parts of t, before it in the plan: they are not tasks
+// of its stage to downstream stages, only t's inputs.
+func addParts(c *collector, plan *Plan, t *Task, parts []task.Part) {
+	for _, part := range parts {
+		segs := []string{t.Path}
+		for _, co := range part.Coords {
+			if !keyRE.MatchString(co.Axis) || !valueRE.MatchString(co.Value) {
+				c.add(t.Stage.Name, "params", "part %s=%s of %s cannot name a task (axis [a-z][a-z0-9_]*, value [A-Za-z0-9_.+-]+)", co.Axis, co.Value, t.Path)
+				return
+			}
+			segs = append(segs, co.Axis+"="+co.Value)
+		}
+		pt := &Task{
+			Path: strings.Join(segs, "/"), Stage: t.Stage, Kind: t.Kind,
+			Coords: append(slices.Clone(t.Coords), part.Coords...), Seed: t.Seed, HasSeed: t.HasSeed,
+			Params: part.Params, Runner: part.Runner, Inputs: map[string][]*Task{}, Parent: t,
+		}
+		if plan.byPath[pt.Path] != nil {
+			c.add(t.Stage.Name, "params", "two parts of %s are both named %s", t.Path, pt.Path)
+			return
+		}
+		pt.Index = len(plan.Tasks)
+		plan.Tasks = append(plan.Tasks, pt)
+		plan.byPath[pt.Path] = pt
+		t.Parts = append(t.Parts, pt)
+	}
 }
 
 func unjoin(err error) []error {

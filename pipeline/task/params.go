@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -534,3 +535,17 @@ func (p *Params) Raw(name string) (any, bool) {
 
 // File returns the file the parameters came from.
 func (p *Params) File() string { return p.file }
+
+// Derive returns parameters from the same file and stage holding vals
+// and p's implicit parameters (its matrix coordinates), still implicit:
+// e.g. one tuning trial's parameters, made from its grid's.
+func (p *Params) Derive(vals map[string]any) *Params {
+	vals = maps.Clone(vals)
+	implicit := make([]string, 0, len(p.implicit))
+	for k := range p.implicit {
+		vals[k] = p.vals[k]
+		implicit = append(implicit, k)
+	}
+	sort.Strings(implicit)
+	return NewParams(p.file, p.stage, vals, implicit...)
+}

@@ -196,3 +196,33 @@ func (c CostTables) SampleCost(coord func(axis string) (string, bool)) float64 {
 	}
 	return t.At(size)
 }
+
+// A Splitter is a Runner whose work is a set of independent parts (a
+// tuning grid's trials) that can run as tasks of their own: the dag plans
+// one task per part, upstream of the splitting task, which then reads
+// their outputs through the slot PartsSlot and only combines them. Parts
+// are what a cluster schedules; growing the set (a grid point more) reruns
+// only the new parts.
+type Splitter interface {
+	Parts() []Part
+}
+
+// Part is one part of a Splitter's work.
+type Part struct {
+	// Coords extend the splitting task's coordinates to name the part
+	// (its path: the splitting task's, then "axis=value" per coordinate).
+	// They also select its inputs: an input of the splitting task whose
+	// coordinates contradict them is not the part's.
+	Coords []Coord
+	// Params are the part's resolved parameters, decoded: its identity
+	// (with its inputs and code), in place of the splitting task's.
+	Params *Params
+	// Runner runs the part. Its Env's Streams are the splitting task's
+	// (the same seed and path), so that a part draws what the splitting
+	// task would have drawn for it.
+	Runner Runner
+}
+
+// PartsSlot is the input slot through which a Splitter reads its parts'
+// outputs, one input per part in Parts order.
+const PartsSlot = "parts"

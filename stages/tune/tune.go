@@ -3,7 +3,6 @@ package tune
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"zorepro/algos"
 	"zorepro/pipeline/task"
@@ -27,7 +25,7 @@ type Kind struct {
 func (k *Kind) Name() string { return "tune" }
 
 // Version implements task.Kind.
-func (k *Kind) Version() int { return 1 }
+func (k *Kind) Version() int { return 2 }
 
 // Slots implements task.Kind.
 func (k *Kind) Slots() []task.Slot {
@@ -45,11 +43,12 @@ type point struct {
 	setup  algos.Setup
 	choice json.RawMessage
 	vals   map[string]any // the choice decoded, for tables and logs
+	raw    map[string]any // the grid's values at the point, as the file gives them
 }
 
 // Plan implements task.Kind.
 func (k *Kind) Plan(p *task.Params) task.Runner {
-	r := &runner{}
+	r := &runner{kind: k}
 	tr, ok := k.Trainers.Decode(p)
 	r.budget = algos.DecodeBudget(p, algos.Budget{}, true)
 	r.seeds = p.Ints("seeds", task.Required(), task.NonEmpty(), task.Min(0))
@@ -130,6 +129,7 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 			p.Errorf("grid", "at %s: %v", describe(r.axes, at), err)
 			continue
 		}
+		pt.raw = at
 		r.points = append(r.points, pt)
 	}
 	for _, m := range msgs {
@@ -143,7 +143,53 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	if len(r.points) == 0 && len(msgs) == 0 {
 		p.Errorf("grid", "has no feasible point")
 	}
+	if len(msgs) == 0 {
+		r.parts = r.plan(p, base)
+	}
 	return r
+}
+
+// trialKeys are the tune parameters a trial's identity keeps; the others
+// (grid, seeds, select, reference) are about the whole grid.
+var trialKeys = []string{"env", "method", "algo", "budget", "strict_budget", "budget_per", "score"}
+
+// plan makes one part per trial, point-major (the order scores are
+// reduced in): the trial's own parameters (the point's values over the
+// base, with the trainer, budget and score) and coordinates naming the
+// point and the tuning seed.
+func (r *runner) plan(p *task.Params, base map[string]any) []task.Part {
+	parts := make([]task.Part, 0, len(r.points)*len(r.seeds))
+	for pi, pt := range r.points {
+		vals := maps.Clone(base)
+		var coords []task.Coord
+		for _, h := range r.axes {
+			raw := pt.raw[h]
+			vals[h] = raw
+			coords = append(coords, task.Coord{Axis: h, Value: text(raw)})
+		}
+		for _, k := range trialKeys {
+			if v, ok := p.Raw(k); ok {
+				vals[k] = v
+			}
+		}
+		for _, seed := range r.seeds {
+			tp := p.Derive(vals)
+			tr, _ := r.kind.Trainers.Decode(tp)
+			budget := algos.DecodeBudget(tp, algos.Budget{}, true)
+			tp.String("score", task.Default(r.score))
+			setup := tr.Decode(tp)
+			if err := tp.Err(); err != nil {
+				p.Errorf("grid", "trial at %s: %v", describe(r.axes, pt.vals), err)
+				return nil
+			}
+			parts = append(parts, task.Part{
+				Coords: append(slices.Clone(coords), task.Coord{Axis: "seed", Value: strconv.FormatInt(seed, 10)}),
+				Params: tp,
+				Runner: &trial{trainer: tr, setup: setup, budget: budget, scoreIdx: r.scoreIdx, point: pi, vals: pt.vals, seed: seed},
+			})
+		}
+	}
+	return parts
 }
 
 // newPoint records a grid point's choice: the typed configuration's
@@ -211,6 +257,7 @@ func describe(axes []string, vals map[string]any) string {
 }
 
 type runner struct {
+	kind      *Kind
 	trainer   algos.Trainer
 	budget    algos.Budget
 	seeds     []int64
@@ -220,112 +267,110 @@ type runner struct {
 	axes      []string
 	points    []point
 	reference map[string]any
+	parts     []task.Part
 }
+
+var _ task.Splitter = (*runner)(nil)
 
 func (r *runner) Components() []any { return r.trainer.Components() }
 
-// Cost implements task.Costed: every trial's budget.
-func (r *runner) Cost() int64 { return int64(len(r.points)*len(r.seeds)) * r.budget.Samples }
+// Parts implements task.Splitter: one trial per grid point and tuning
+// seed, point-major.
+func (r *runner) Parts() []task.Part { return r.parts }
 
+// Run reads the trials' scores (its parts, in trial order) and selects.
 func (r *runner) Run(ctx context.Context, env task.Env) error {
-	insts := make([]algos.Instance, len(r.seeds))
-	// Data without a seed coordinate (e.g. MNIST) serves every seed; it is
-	// loaded once.
-	var shared algos.Instance
-	for i, s := range r.seeds {
-		want := strconv.FormatInt(s, 10)
-		for _, in := range env.Inputs("data") {
-			v, ok := in.Coord("seed")
-			if !ok {
-				if shared == nil {
-					var err error
-					if shared, err = r.trainer.LoadInput(in); err != nil {
-						return fmt.Errorf("%s: %w", in.Task(), err)
-					}
-				}
-				insts[i] = shared
-				continue
-			}
-			if v == want {
-				var err error
-				if insts[i], err = r.trainer.LoadInput(in); err != nil {
-					return fmt.Errorf("%s: %w", in.Task(), err)
-				}
-			}
-		}
-		if insts[i] == nil {
-			return fmt.Errorf("no data input for tuning seed %d (add it to the upstream stage's seed axis)", s)
-		}
+	ins := env.Inputs(task.PartsSlot)
+	if len(ins) != len(r.points)*len(r.seeds) {
+		return fmt.Errorf("%d trial inputs for %d points × %d seeds", len(ins), len(r.points), len(r.seeds))
 	}
-	n := len(r.points) * len(r.seeds)
-	scores := make([]float64, n)
-	done := make([]bool, n)
-	if state, _, ok, err := env.Resume(); err != nil {
-		return err
-	} else if ok {
-		if err := decodeState(state, done, scores); err != nil {
-			env.Logf("ignoring unreadable checkpoint: %v", err)
-			clear(done)
-		}
-	}
-	var mu sync.Mutex
-	finished := int64(0)
-	for _, d := range done {
-		if d {
-			finished++
-		}
-	}
-	src := env.Streams()
-	err := env.Parallel(ctx, n, func(i int) error {
-		mu.Lock()
-		skip := done[i]
-		mu.Unlock()
-		if skip {
-			return nil
-		}
-		pi, si := i/len(r.seeds), i%len(r.seeds)
-		pt, seed := r.points[pi], r.seeds[si]
-		tsrc := src.Sub("seed="+strconv.FormatInt(seed, 10), uint64(seed))
-		m, err := pt.setup.New(insts[si], tsrc)
+	scores := make([]float64, len(ins))
+	for i, in := range ins {
+		b, err := in.Read(scoreFile)
 		if err != nil {
-			return err
+			return fmt.Errorf("trial %s: %w", in.Task(), err)
 		}
-		traj, err := algos.Run(ctx, m, r.budget, algos.Schedule{Every: math.MaxInt64}, nil) // trials are summarised by notes
-		if err != nil {
-			return err
+		var res trialResult
+		if err := json.Unmarshal(b, &res); err != nil {
+			return fmt.Errorf("trial %s: %s: %w", in.Task(), scoreFile, err)
 		}
-		last := traj.Points[len(traj.Points)-1]
-		score := float64(last.Samples)
-		if r.scoreIdx >= 0 {
-			vals, err := insts[si].Evaluate(last.Params, pt.setup.Header(), tsrc.Rand("eval", uint64(last.Iteration)))
-			if err != nil {
-				return err
-			}
-			score = vals[r.scoreIdx]
+		if scores[i], err = strconv.ParseFloat(res.Score, 64); err != nil {
+			return fmt.Errorf("trial %s: %s: %w", in.Task(), scoreFile, err)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		scores[i], done[i] = score, true
-		finished++
-		env.Note("trial", map[string]any{"point": pi, "params": pt.vals, "seed": seed, "score": jsonFloat(score), "iterations": last.Iteration, "samples": last.Samples})
-		env.Progress(finished, int64(n))
-		if env.CheckpointDue() {
-			return env.Checkpoint(encodeState(done, scores), finished)
-		}
-		return nil
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			mu.Lock()
-			cerr := env.Checkpoint(encodeState(done, scores), finished)
-			mu.Unlock()
-			if cerr != nil {
-				return cerr
-			}
-		}
-		return err
 	}
 	return r.publish(env, scores)
+}
+
+// scoreFile is a trial's output.
+const scoreFile = "score.json"
+
+// trialResult is a trial's output: its score (exact: FormatFloat text,
+// NaN and infinities included) and how far it ran.
+type trialResult struct {
+	Score      string `json:"score"`
+	Iterations int64  `json:"iterations"`
+	Samples    int64  `json:"samples"`
+}
+
+// trial runs one grid point on one tuning seed, to the budget, and scores
+// it by one final evaluation (or by the samples it used).
+type trial struct {
+	trainer  algos.Trainer
+	setup    algos.Setup
+	budget   algos.Budget
+	scoreIdx int
+	point    int
+	vals     map[string]any
+	seed     int64
+}
+
+func (t *trial) Components() []any { return t.trainer.Components() }
+
+// Cost implements task.Costed: the trial's budget.
+func (t *trial) Cost() int64 { return t.budget.Samples }
+
+func (t *trial) Run(ctx context.Context, env task.Env) error {
+	var inst algos.Instance
+	for _, in := range env.Inputs("data") {
+		// Data without a seed coordinate (e.g. MNIST) serves every seed.
+		if v, ok := in.Coord("seed"); ok && v != strconv.FormatInt(t.seed, 10) {
+			continue
+		}
+		var err error
+		if inst, err = t.trainer.LoadInput(in); err != nil {
+			return fmt.Errorf("%s: %w", in.Task(), err)
+		}
+		break
+	}
+	if inst == nil {
+		return fmt.Errorf("no data input for tuning seed %d (add it to the upstream stage's seed axis)", t.seed)
+	}
+	// All grid points of one seed share the seed's streams: the tune
+	// task's (a part draws from its parent's), scope "seed=<s>".
+	tsrc := env.Streams().Sub("seed="+strconv.FormatInt(t.seed, 10), uint64(t.seed))
+	m, err := t.setup.New(inst, tsrc)
+	if err != nil {
+		return err
+	}
+	if pm, ok := m.(algos.Parallelizer); ok { // a job with several CPUs spreads a trial's rollouts over them
+		pm.SetParallel(func(n int, fn func(i int) error) error { return env.Parallel(ctx, n, fn) })
+	}
+	traj, err := algos.Run(ctx, m, t.budget, algos.Schedule{Every: math.MaxInt64}, nil) // trials are summarised by notes
+	if err != nil {
+		return err
+	}
+	last := traj.Points[len(traj.Points)-1]
+	score := float64(last.Samples)
+	if t.scoreIdx >= 0 {
+		vals, err := inst.Evaluate(last.Params, t.setup.Header(), tsrc.Rand("eval", uint64(last.Iteration)))
+		if err != nil {
+			return err
+		}
+		score = vals[t.scoreIdx]
+	}
+	env.Note("trial", map[string]any{"point": t.point, "params": t.vals, "seed": t.seed, "score": jsonFloat(score), "iterations": last.Iteration, "samples": last.Samples})
+	out, _ := json.Marshal(trialResult{Score: task.FormatFloat(score), Iterations: last.Iteration, Samples: last.Samples})
+	return env.Output(scoreFile, append(out, '\n'))
 }
 
 // jsonFloat keeps non-finite scores encodable.
@@ -425,31 +470,4 @@ func (r *runner) publish(env task.Env, scores []float64) error {
 	}
 	env.Logf("chosen %s (mean %s %s); reference %s", describe(r.axes, r.points[best].vals), r.score, task.FormatFloat(means[best]), ref)
 	return env.Output("chosen.json", append(data, '\n'))
-}
-
-func encodeState(done []bool, scores []float64) []byte {
-	out := binary.AppendUvarint(nil, uint64(len(done)))
-	for i := range done {
-		d := byte(0)
-		if done[i] {
-			d = 1
-		}
-		out = append(out, d)
-		out = binary.LittleEndian.AppendUint64(out, math.Float64bits(scores[i]))
-	}
-	return out
-}
-
-func decodeState(b []byte, done []bool, scores []float64) error {
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n != uint64(len(done)) || len(b) != k+9*len(done) {
-		return fmt.Errorf("tune checkpoint: want %d trials", len(done))
-	}
-	b = b[k:]
-	for i := range done {
-		done[i] = b[0] == 1
-		scores[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[1:9]))
-		b = b[9:]
-	}
-	return nil
 }

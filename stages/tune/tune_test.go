@@ -110,26 +110,8 @@ stages:
 func run(t *testing.T, sel string) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
-	path := filepath.Join(dir, "dag.yaml")
-	os.WriteFile(path, []byte(strings.Replace(dagText, "SELECT", sel, 1)), 0o644)
-	kinds := map[string]task.Kind{
-		"generate": &generate.Kind{Generators: map[string]algos.Generator{"table": table{}}},
-		"tune":     &tune.Kind{Trainers: algos.Trainers{"table": {"lookup": algos.Bind[string, cfg](table{}, lookup{})}}},
-	}
-	plan, err := dag.Load(path, "", kinds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, _ := store.Open(filepath.Join(dir, "store"))
-	log, err := events.Open(filepath.Join(dir, "store", "events.db"), events.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, st, log := runDAG(t, dir, strings.Replace(dagText, "SELECT", sel, 1))
 	defer log.Close()
-	e := &pipeline.Engine{Plan: plan, Store: st, Events: log, Code: code{}, Opt: pipeline.Options{Jobs: 2}}
-	if _, err := e.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	states, _ := log.LastStates()
 	for _, s := range states {
 		if s.Task != "tune" {
@@ -154,6 +136,34 @@ func run(t *testing.T, sel string) map[string]string {
 	}
 	t.Fatal("tune did not run")
 	return nil
+}
+
+// runDAG runs a dag in dir's store and returns the result, the store and
+// the open log.
+func runDAG(t *testing.T, dir, text string) (*pipeline.Result, *store.Store, *events.Log) {
+	t.Helper()
+	path := filepath.Join(dir, "dag.yaml")
+	os.WriteFile(path, []byte(text), 0o644)
+	kinds := map[string]task.Kind{
+		"generate": &generate.Kind{Generators: map[string]algos.Generator{"table": table{}}},
+		"tune":     &tune.Kind{Trainers: algos.Trainers{"table": {"lookup": algos.Bind[string, cfg](table{}, lookup{})}}},
+	}
+	plan, err := dag.Load(path, "", kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := store.Open(filepath.Join(dir, "store"))
+	log, err := events.Open(filepath.Join(dir, "store", "events.db"), events.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &pipeline.Engine{Plan: plan, Store: st, Events: log, Code: code{}, Opt: pipeline.Options{Jobs: 2}}
+	res, err := e.Run(context.Background())
+	if err != nil {
+		log.Close()
+		t.Fatal(err)
+	}
+	return res, st, log
 }
 
 func TestSelectMinTiesToFirstGridPoint(t *testing.T) {
@@ -202,5 +212,31 @@ func TestScoreBySamplesTiesToFirstPoint(t *testing.T) {
 	out := run(t, "select: min\n      score: samples")
 	if !strings.Contains(out["chosen.json"], `"point": 0`) || !strings.Contains(out["table.csv"], "mean_samples") {
 		t.Fatalf("chosen.json:\n%s\ntable.csv:\n%s", out["chosen.json"], out["table.csv"])
+	}
+}
+
+// Every trial (grid point × tuning seed) is a task of its own, named by its
+// values, upstream of the tune task; growing the grid reruns only the new
+// trials and the selection.
+func TestGrowingTheGridRerunsOnlyNewTrials(t *testing.T) {
+	dir := t.TempDir()
+	small := strings.Replace(strings.Replace(dagText, "SELECT", "select: min", 1), "a: [0.1, 0.2, 0.3]", "a: [0.1, 0.2]", 1)
+	res, _, log := runDAG(t, dir, small)
+	log.Close()
+	trials := []string{
+		"tune/a=0.1/b=1/seed=1", "tune/a=0.1/b=1/seed=2", "tune/a=0.1/b=2/seed=1", "tune/a=0.1/b=2/seed=2",
+		"tune/a=0.2/b=1/seed=1", "tune/a=0.2/b=1/seed=2", "tune/a=0.2/b=2/seed=1", "tune/a=0.2/b=2/seed=2",
+	}
+	if want := append([]string{"gen/seed=1", "gen/seed=2"}, append(trials, "tune")...); fmt.Sprint(res.Executed) != fmt.Sprint(want) {
+		t.Fatalf("first run executed %v\nwant %v", res.Executed, want)
+	}
+	res, _, log = runDAG(t, dir, strings.Replace(dagText, "SELECT", "select: min", 1))
+	log.Close()
+	newTrials := []string{"tune/a=0.3/b=1/seed=1", "tune/a=0.3/b=1/seed=2", "tune/a=0.3/b=2/seed=1", "tune/a=0.3/b=2/seed=2"}
+	if want := append(newTrials, "tune"); fmt.Sprint(res.Executed) != fmt.Sprint(want) {
+		t.Errorf("after adding a = 0.3, executed %v\nwant %v", res.Executed, want)
+	}
+	if want := append([]string{"gen/seed=1", "gen/seed=2"}, trials...); fmt.Sprint(res.Cached) != fmt.Sprint(want) {
+		t.Errorf("after adding a = 0.3, cached %v\nwant %v", res.Cached, want)
 	}
 }
