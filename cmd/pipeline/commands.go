@@ -153,8 +153,16 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 		if err != nil {
 			return exitFailed, err
 		}
+		workers := []int{2, 64, 512}
+		if !slices.Contains(workers, c.Jobs) {
+			workers = append([]int{c.Jobs}, workers...)
+		}
+		sched, err := rec.Schedule(xs, workers...)
+		if err != nil {
+			return exitFailed, err
+		}
 		if c.JSON {
-			return exitOK, json.NewEncoder(stdout).Encode(map[string]any{"tasks": xs, "stages": est})
+			return exitOK, json.NewEncoder(stdout).Encode(map[string]any{"tasks": xs, "stages": est, "schedule": sched})
 		}
 		runs := 0
 		for _, x := range xs {
@@ -189,6 +197,7 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 		if total > 0 {
 			fmt.Fprintf(stdout, "  estimated wall time of the tasks with a known rate: ~%s\n", total)
 		}
+		printSchedule(stdout, sched)
 		return exitOK, nil
 	}
 	eng.Opt.Log = stderr
@@ -234,6 +243,25 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 		return exitFailed, err
 	}
 	return exitOK, nil
+}
+
+// printSchedule prints the critical path and the predicted wall times.
+func printSchedule(w io.Writer, s *provenance.Schedule) {
+	if s.Tasks == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\ncritical path: ~%s over %d task(s) that would run", s.Critical, len(s.Path))
+	if len(s.Path) > 0 {
+		fmt.Fprintf(w, ", from %s to %s", s.Path[0], s.Path[len(s.Path)-1])
+	}
+	fmt.Fprintf(w, "\n%d task(s) would run, ~%s of task time", s.Tasks, s.TaskTime)
+	if s.Unknown > 0 {
+		fmt.Fprintf(w, " (%d with no recorded time, counted as none)", s.Unknown)
+	}
+	fmt.Fprintln(w, "; predicted wall time, scheduled as the engine does, without an executor's overhead per task:")
+	for _, ww := range s.Walls {
+		fmt.Fprintf(w, "  %4d workers  ~%s\n", ww.Workers, ww.Wall)
+	}
 }
 
 func exitInvalidOr(err error) int {

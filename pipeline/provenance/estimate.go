@@ -55,13 +55,7 @@ const (
 // whole-task times, then more recorded time wins. Tasks with no known
 // rate are counted but not timed.
 func (r *Record) Estimate(xs []Explained) ([]StageEstimate, error) {
-	run := map[string]bool{}
-	for _, x := range xs {
-		if x.Do == WouldRun {
-			run[x.Task] = true
-		}
-	}
-	sp, err := r.recordedSpeeds()
+	tt, err := r.taskTimes(xs)
 	if err != nil {
 		return nil, err
 	}
@@ -75,30 +69,110 @@ func (r *Record) Estimate(xs []Explained) ([]StageEstimate, error) {
 			idx[t.Stage.Name] = i
 			out = append(out, StageEstimate{Stage: t.Stage.Name})
 		}
-		if !run[t.Path] {
+		x := tt[t.Index]
+		if !x.run {
 			continue
 		}
 		se := &out[i]
 		se.Tasks++
-		c, ok := t.Runner.(task.Costed)
-		if !ok {
-			continue
-		}
-		cost := c.Cost()
-		se.Samples += cost
-		secs, source := sp.predict(t, float64(cost)*sampleCost(t))
-		if secs <= 0 {
+		se.Samples += x.samples
+		if x.source == "" || x.samples == 0 {
 			continue
 		}
 		se.Known++
-		se.TaskTime += time.Duration(secs * float64(time.Second))
-		if !slices.Contains(se.Sources, source) {
-			se.Sources = append(se.Sources, source)
+		se.TaskTime += time.Duration(x.secs * float64(time.Second))
+		if !slices.Contains(se.Sources, x.source) {
+			se.Sources = append(se.Sources, x.source)
 		}
 	}
 	for i := range out {
 		out[i].Wall = (out[i].TaskTime / jobs).Round(time.Second)
 		out[i].TaskTime = out[i].TaskTime.Round(time.Second)
+	}
+	return out, nil
+}
+
+// taskTime is one planned task's estimate: whether it would run, its
+// samples (costed tasks) and its predicted seconds, with the rate's source
+// ("" when unknown).
+type taskTime struct {
+	run     bool
+	samples int64
+	secs    float64
+	source  string
+}
+
+// sourceRecorded times a task without a sample budget (evaluation,
+// generation, plotting, a tuning selection) by the recorded runs of its
+// group or stage.
+const sourceRecorded = "recorded whole-task times"
+
+// taskTimes predicts every planned task's time, by plan index. Costed
+// tasks are predicted from rates as Estimate says; the others take the
+// mean recorded time of their group, else of their stage.
+func (r *Record) taskTimes(xs []Explained) ([]taskTime, error) {
+	run := map[string]bool{}
+	for _, x := range xs {
+		if x.Do == WouldRun {
+			run[x.Task] = true
+		}
+	}
+	sp, err := r.recordedSpeeds()
+	if err != nil {
+		return nil, err
+	}
+	whole, err := r.wholeTimes()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]taskTime, len(r.eng.Plan.Tasks))
+	for _, t := range r.eng.Plan.Tasks {
+		x := &out[t.Index]
+		if x.run = run[t.Path]; !x.run {
+			continue
+		}
+		if c, ok := t.Runner.(task.Costed); ok {
+			x.samples = c.Cost()
+			x.secs, x.source = sp.predict(t, float64(x.samples)*sampleCost(t))
+			continue
+		}
+		for _, key := range []string{"group " + groupOf(t), "stage " + t.Stage.Name} {
+			if m, ok := whole[key]; ok {
+				x.secs, x.source = m.mean(), sourceRecorded
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// meanTime accumulates recorded task times.
+type meanTime struct{ sum, n float64 }
+
+func (m meanTime) mean() float64 { return m.sum / m.n }
+
+// wholeTimes collects the recorded time of every planned task without a
+// sample budget, by "group <group>" and "stage <stage>".
+func (r *Record) wholeTimes() (map[string]meanTime, error) {
+	out := map[string]meanTime{}
+	for _, t := range r.eng.Plan.Tasks {
+		if _, ok := t.Runner.(task.Costed); ok {
+			continue
+		}
+		evs, err := r.eng.Events.Events(t.Path)
+		if err != nil {
+			return nil, err
+		}
+		lr := lastRun(evs)
+		if lr.secs <= 0 {
+			continue
+		}
+		for _, key := range []string{"group " + groupOf(t), "stage " + t.Stage.Name} {
+			m := out[key]
+			m.sum += lr.secs
+			m.n++
+			out[key] = m
+		}
 	}
 	return out, nil
 }

@@ -1,0 +1,174 @@
+package provenance
+
+import (
+	"container/heap"
+	"time"
+
+	"zorepro/pipeline/dag"
+)
+
+// Schedule is what the planned run's DAG allows, from each task's
+// predicted time (taskTimes; a cached task takes none, a task with no
+// known time is counted as taking none): the critical path, the longest
+// chain of dependent tasks, which no number of workers can beat; and the
+// wall time the engine's own scheduling (a ready queue in plan order, the
+// first free worker takes the next task) would take with a given number
+// of workers, without any executor's overhead per task.
+type Schedule struct {
+	Tasks    int           `json:"tasks"`         // tasks that would run
+	Unknown  int           `json:"tasks_untimed"` // of them, without a known time
+	TaskTime time.Duration `json:"task_time"`
+	Critical time.Duration `json:"critical_path"`
+	// Path is the critical path's tasks that would run, upstream first.
+	Path  []string      `json:"critical_path_tasks"`
+	Walls []WorkersWall `json:"walls"`
+}
+
+// WorkersWall is the predicted wall time with Workers workers.
+type WorkersWall struct {
+	Workers int           `json:"workers"`
+	Wall    time.Duration `json:"wall"`
+}
+
+// Schedule predicts the critical path and the wall time at each of the
+// given worker counts for the tasks Explain says would run.
+func (r *Record) Schedule(xs []Explained, workers ...int) (*Schedule, error) {
+	tt, err := r.taskTimes(xs)
+	if err != nil {
+		return nil, err
+	}
+	tasks := r.eng.Plan.Tasks
+	dur := make([]float64, len(tasks))
+	s := &Schedule{}
+	var total float64
+	for i, x := range tt {
+		if !x.run {
+			continue
+		}
+		s.Tasks++
+		if x.source == "" {
+			s.Unknown++
+		}
+		dur[i] = x.secs
+		total += x.secs
+	}
+	s.TaskTime = seconds(total)
+	length, path := criticalPath(tasks, dur)
+	s.Critical = seconds(length)
+	for _, i := range path {
+		if tt[i].run {
+			s.Path = append(s.Path, tasks[i].Path)
+		}
+	}
+	for _, w := range workers {
+		s.Walls = append(s.Walls, WorkersWall{Workers: w, Wall: seconds(listSchedule(tasks, dur, w))})
+	}
+	return s, nil
+}
+
+// criticalPath returns the length of the longest chain of dependent tasks
+// (summing dur, by plan index) and its tasks' indices, upstream first.
+// tasks is in topological order, as a plan is.
+func criticalPath(tasks []*dag.Task, dur []float64) (float64, []int) {
+	finish := make([]float64, len(tasks))
+	via := make([]int, len(tasks))
+	end := -1
+	for _, t := range tasks {
+		via[t.Index] = -1
+		for _, d := range t.Deps {
+			if finish[d.Index] > finish[t.Index] {
+				finish[t.Index], via[t.Index] = finish[d.Index], d.Index
+			}
+		}
+		finish[t.Index] += dur[t.Index]
+		if end < 0 || finish[t.Index] > finish[end] {
+			end = t.Index
+		}
+	}
+	if end < 0 {
+		return 0, nil
+	}
+	var path []int
+	for i := end; i >= 0; i = via[i] {
+		path = append([]int{i}, path...)
+	}
+	return finish[end], path
+}
+
+func seconds(x float64) time.Duration {
+	return time.Duration(x * float64(time.Second)).Round(time.Second)
+}
+
+// listSchedule simulates the engine's scheduler: tasks become ready when
+// their dependencies finish, the ready task of lowest plan index starts on
+// the first free worker. It returns the time the last task finishes.
+func listSchedule(tasks []*dag.Task, dur []float64, workers int) float64 {
+	waiting := make([]int, len(tasks))
+	down := make([][]int, len(tasks))
+	var ready intHeap
+	for _, t := range tasks {
+		waiting[t.Index] = len(t.Deps)
+		for _, d := range t.Deps {
+			down[d.Index] = append(down[d.Index], t.Index)
+		}
+		if len(t.Deps) == 0 {
+			ready = append(ready, t.Index)
+		}
+	}
+	heap.Init(&ready)
+	var running finishHeap
+	now, free := 0.0, max(workers, 1)
+	for ready.Len() > 0 || running.Len() > 0 {
+		for free > 0 && ready.Len() > 0 {
+			i := heap.Pop(&ready).(int)
+			heap.Push(&running, finishing{at: now + dur[i], task: i})
+			free--
+		}
+		f := heap.Pop(&running).(finishing)
+		now = f.at
+		free++
+		for _, d := range down[f.task] {
+			if waiting[d]--; waiting[d] == 0 {
+				heap.Push(&ready, d)
+			}
+		}
+	}
+	return now
+}
+
+type intHeap []int
+
+func (h intHeap) Len() int           { return len(h) }
+func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *intHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+type finishing struct {
+	at   float64
+	task int
+}
+
+// finishHeap orders running tasks by finish time, then plan index.
+type finishHeap []finishing
+
+func (h finishHeap) Len() int { return len(h) }
+func (h finishHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].task < h[j].task
+}
+func (h finishHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *finishHeap) Push(x any)   { *h = append(*h, x.(finishing)) }
+func (h *finishHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
