@@ -158,7 +158,7 @@ func (c *collector) addErr(err error) {
 // happens to override it). A problem found only under another profile
 // names it.
 func Build(file string, raw map[string]any, profile string, kinds map[string]task.Kind) (*Plan, error) {
-	plan, ps := build(file, raw, profile, kinds)
+	plan, ps := build(file, raw, profile, kinds, true)
 	seen := map[string]bool{}
 	for _, p := range ps {
 		seen[p.Error()] = true
@@ -171,7 +171,7 @@ func Build(file string, raw map[string]any, profile string, kinds map[string]tas
 		if other == profile || other == DefaultProfile && profile == "" || other == "" && profile == DefaultProfile {
 			continue
 		}
-		_, ops := build(file, raw, other, kinds)
+		_, ops := build(file, raw, other, kinds, false) // the parts' parameters derive from the stage's, checked here
 		for _, p := range ops {
 			if !seen[p.Error()] {
 				seen[p.Error()] = true
@@ -202,7 +202,9 @@ func (e *otherProfileError) Error() string {
 func (e *otherProfileError) Unwrap() error { return e.err }
 
 // build validates and expands raw under one profile.
-func build(file string, raw map[string]any, profile string, kinds map[string]task.Kind) (*Plan, Problems) {
+// build expands raw under profile; parts says whether to plan the parts of
+// splitting tasks (not needed to validate another profile).
+func build(file string, raw map[string]any, profile string, kinds map[string]task.Kind, parts bool) (*Plan, Problems) {
 	c := &collector{file: file}
 	for _, k := range sortedKeys(raw) {
 		switch k {
@@ -250,7 +252,7 @@ func build(file string, raw map[string]any, profile string, kinds map[string]tas
 	if len(c.list) > 0 {
 		return nil, c.list
 	}
-	plan := expand(c, file, profile, ordered, kinds)
+	plan := expand(c, file, profile, ordered, kinds, parts)
 	if len(c.list) > 0 {
 		return nil, c.list
 	}
@@ -805,7 +807,7 @@ func order(c *collector, stages []*Stage) []*Stage {
 	return out
 }
 
-func expand(c *collector, file, profile string, stages []*Stage, kinds map[string]task.Kind) *Plan {
+func expand(c *collector, file, profile string, stages []*Stage, kinds map[string]task.Kind, withParts bool) *Plan {
 	plan := &Plan{File: file, Profile: profile, Stages: stages, byPath: map[string]*Task{}}
 	byStage := map[string][]*Task{}
 	for _, s := range stages {
@@ -902,8 +904,13 @@ func expand(c *collector, file, profile string, stages []*Stage, kinds map[strin
 					c.addErr(e)
 				}
 			}
-			if sp, ok := t.Runner.(task.Splitter); ok && t.Params.Err() == nil {
+			if sp, ok := t.Runner.(task.Splitter); ok && withParts && t.Params.Err() == nil {
 				addParts(c, plan, t, sp.Parts())
+				if err := t.Params.Err(); err != nil { // problems found planning the parts
+					for _, e := range unjoin(err) {
+						c.addErr(e)
+					}
+				}
 			}
 			t.Index = len(plan.Tasks)
 			plan.Tasks = append(plan.Tasks, t)

@@ -143,9 +143,7 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	if len(r.points) == 0 && len(msgs) == 0 {
 		p.Errorf("grid", "has no feasible point")
 	}
-	if len(msgs) == 0 {
-		r.parts = r.plan(p, base)
-	}
+	r.params, r.base = p, base
 	return r
 }
 
@@ -153,11 +151,13 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 // (grid, seeds, select, reference) are about the whole grid.
 var trialKeys = []string{"env", "method", "algo", "budget", "strict_budget", "budget_per", "score"}
 
-// plan makes one part per trial, point-major (the order scores are
-// reduced in): the trial's own parameters (the point's values over the
-// base, with the trainer, budget and score) and coordinates naming the
-// point and the tuning seed.
-func (r *runner) plan(p *task.Params, base map[string]any) []task.Part {
+// Parts implements task.Splitter: one trial per grid point and tuning
+// seed, point-major (the order scores are reduced in), with the trial's
+// own parameters (the point's values over the base, with the trainer,
+// budget and score) and coordinates naming the point and the seed. They
+// are decoded here, not in Plan, since only the plan that runs needs them.
+func (r *runner) Parts() []task.Part {
+	p, base := r.params, r.base
 	parts := make([]task.Part, 0, len(r.points)*len(r.seeds))
 	for pi, pt := range r.points {
 		vals := maps.Clone(base)
@@ -267,16 +267,13 @@ type runner struct {
 	axes      []string
 	points    []point
 	reference map[string]any
-	parts     []task.Part
+	params    *task.Params   // the stage's, for Parts
+	base      map[string]any // the parameters that are not the tune stage's own
 }
 
 var _ task.Splitter = (*runner)(nil)
 
 func (r *runner) Components() []any { return r.trainer.Components() }
-
-// Parts implements task.Splitter: one trial per grid point and tuning
-// seed, point-major.
-func (r *runner) Parts() []task.Part { return r.parts }
 
 // Run reads the trials' scores (its parts, in trial order) and selects.
 func (r *runner) Run(ctx context.Context, env task.Env) error {
