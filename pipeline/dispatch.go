@@ -103,8 +103,9 @@ const (
 )
 
 // dispatch runs t as attempts through the Dispatcher until one finishes,
-// resubmitting an attempt that was killed (from its latest checkpoint) up
-// to Opt.MaxAttempts times. The attempt files a previous coordinator left
+// resubmitting an attempt that was killed (from its latest checkpoint); it
+// gives up after Opt.MaxAttempts attempts in a row that recorded no new
+// checkpoint. The attempt files a previous coordinator left
 // are merged first: a finished one is adopted instead of rerunning.
 func (r *runner) dispatch(t *dag.Task, act ActionID, deps map[string]string) outcome {
 	dir := filepath.Join(r.e.Store.Root(), attemptsDir, act.String())
@@ -164,6 +165,7 @@ func (r *runner) dispatch(t *dag.Task, act ActionID, deps map[string]string) out
 			}
 			return fail(err)
 		}
+		before := last
 		o, end := r.merge(t, act, dir, n, how, &last)
 		if end == ended {
 			return o
@@ -171,8 +173,11 @@ func (r *runner) dispatch(t *dag.Task, act ActionID, deps map[string]string) out
 		if r.ctx.Err() != nil {
 			return outcome{t: t, status: interrupted, err: r.ctx.Err()}
 		}
+		if last != before {
+			tries = 0 // it got further: a long task may need many jobs (e.g. a time limit)
+		}
 		if tries >= r.e.maxAttempts() {
-			return fail(fmt.Errorf("gave up after %d attempts: the last ended %s without finishing%s", tries, how.State, logNote(how.Log)))
+			return fail(fmt.Errorf("gave up after %d attempts in a row that ended without a new checkpoint: the last ended %s%s", tries, how.State, logNote(how.Log)))
 		}
 		from := "the beginning"
 		if last != nil {

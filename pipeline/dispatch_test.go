@@ -367,3 +367,45 @@ func outputIDs(t *testing.T, storeDir string) map[string]string {
 	}
 	return out
 }
+
+// A long task whose every job is killed after it got further (a time limit
+// shorter than the task) takes as many jobs as it needs; jobs that end
+// without a new checkpoint are given up on after MaxAttempts in a row.
+func TestDispatchRetriesWhileProgressing(t *testing.T) {
+	h := newHarness(t)
+	local, remote := filepath.Join(h.dir, "local"), filepath.Join(h.dir, "remote")
+	if _, err := h.run(context.Background(), "", 2, local); err != nil {
+		t.Fatal(err)
+	}
+	w := &workers{h: h}
+	w.after = func(a pipeline.Attempt, spec *pipeline.Spec) pipeline.Ended {
+		if a.Task == "b/seed=1" && (spec.Checkpoint == nil || spec.Checkpoint.Iteration < 16) {
+			cutAfterCheckpoint(t, spec.Events, 2) // two iterations further each time
+			return pipeline.Ended{State: "TIMEOUT"}
+		}
+		if a.Task == "c/seed=2" {
+			os.Remove(spec.Events) // never gets anywhere
+			return pipeline.Ended{State: "NODE_FAIL", Log: "the-log"}
+		}
+		return pipeline.Ended{State: "COMPLETED"}
+	}
+	h.dispatch = w
+	res, err := h.run(context.Background(), "", 3, remote)
+	if !errors.Is(err, pipeline.ErrTaskFailed) {
+		t.Fatalf("err = %v, want ErrTaskFailed (c/seed=2)", err)
+	}
+	if n := len(w.attempts("b/seed=1")); n != 9 {
+		t.Errorf("b/seed=1: %d attempts, want 9 (8 cut short, 2 iterations each, then one to the end)", n)
+	}
+	if n := len(w.attempts("c/seed=2")); n != 4 {
+		t.Errorf("c/seed=2: %d attempts, want 4", n)
+	}
+	if msg := res.Errors["c/seed=2"]; !strings.Contains(msg, "gave up after 4 attempts") || !strings.Contains(msg, "NODE_FAIL (log the-log)") {
+		t.Errorf("c/seed=2 error = %q", msg)
+	}
+	a, b := outputsOf(t, local), outputsOf(t, remote)
+	if a["b/seed=1"] != b["b/seed=1"] || a["d/seed=9"] != b["d/seed=9"] {
+		t.Errorf("outputs differ: %v\n%v", a, b)
+	}
+	checkIters(t, local, remote, "b/seed=1")
+}

@@ -36,8 +36,8 @@ type Options struct {
 	Terminal         bool      // draw a progress bar instead of log lines
 	Args             []string  // recorded with the run
 	Profile          string    // recorded with the run
-	// MaxAttempts bounds the attempts of a task a Dispatcher runs when they
-	// end killed, before finishing (0: 4).
+	// MaxAttempts bounds the attempts of a task, in a row, that a
+	// Dispatcher runs and that end killed without a new checkpoint (0: 4).
 	MaxAttempts int
 }
 
