@@ -161,40 +161,70 @@ func resumed(t *testing.T, bin, store string) bool {
 	return false
 }
 
+// slurmResumeRun runs testdata/resume.yaml locally (the reference), then
+// starts it through Slurm in the background and waits until a train task's
+// job has recorded a checkpoint. It returns the reference, the running
+// coordinator (its stdout and stderr captured), the running jobs and the
+// store.
+type slurmResumeRun struct {
+	bin, dir, dag, store string
+	ref                  runResult
+	cmd                  *exec.Cmd
+	stdout, stderr       bytes.Buffer
+	jobs                 []string
+}
+
+func startSlurmResumeRun(t *testing.T) *slurmResumeRun {
+	t.Helper()
+	slurmCluster(t)
+	r := &slurmResumeRun{bin: binary(t), dir: t.TempDir()}
+	r.dag, _ = filepath.Abs("testdata/resume.yaml")
+	r.ref, _ = pipelineRun(t, r.bin, r.dir, "--dag", r.dag, "--store", "ref", "--figures", "ref-fig", "--jobs", "2")
+	r.store = filepath.Join(r.dir, "slurm")
+	r.cmd = exec.Command(r.bin, "run", "--json", "--executor", "slurm", "--dag", r.dag, "--store", r.store, "--figures", filepath.Join(r.dir, "fig"), "--checkpoint-interval", "20ms")
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.cmd.Process.Kill(); r.cmd.Wait() })
+	r.jobs = waitRunningTrain(t, r.store)
+	return r
+}
+
+// rerun runs the coordinator again to the end and checks that the figures
+// are the reference's, byte for byte.
+func (r *slurmResumeRun) rerun(t *testing.T) string {
+	t.Helper()
+	res, stderr := runSlurm(t, r.bin, r.dir, "--dag", r.dag, "--store", r.store, "--figures", filepath.Join(r.dir, "fig"))
+	if !mapsEqual(figureIDs(res), figureIDs(r.ref)) {
+		t.Fatalf("figures differ:\n%v\n%v\nlog:\n%s", figureIDs(r.ref), figureIDs(res), stderr)
+	}
+	sameFigures(t, readFigures(t, filepath.Join(r.dir, "ref-fig")), readFigures(t, filepath.Join(r.dir, "fig")))
+	return stderr
+}
+
 // scancel of a running job: the coordinator resubmits the task, which
 // resumes from its checkpoint and ends with the bytes of a local run.
 func TestSlurmScancelledJobResumes(t *testing.T) {
-	slurmCluster(t)
-	bin, dir := binary(t), t.TempDir()
-	dagPath, _ := filepath.Abs("testdata/resume.yaml")
-	ref, _ := pipelineRun(t, bin, dir, "--dag", dagPath, "--store", "ref", "--figures", "ref-fig", "--jobs", "2")
-	store := filepath.Join(dir, "slurm")
-	cmd := exec.Command(bin, "run", "--json", "--executor", "slurm", "--dag", dagPath, "--store", store, "--figures", filepath.Join(dir, "fig"), "--checkpoint-interval", "20ms")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	r := startSlurmResumeRun(t)
+	if out, err := exec.Command("scancel", r.jobs...).CombinedOutput(); err != nil {
+		t.Fatalf("scancel %v: %v\n%s", r.jobs, err, out)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	jobs := waitRunningTrain(t, store)
-	if out, err := exec.Command("scancel", jobs...).CombinedOutput(); err != nil {
-		t.Fatalf("scancel %v: %v\n%s", jobs, err, out)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("the run failed after scancel of %v: %v\n%s", jobs, err, stderr.String())
+	if err := r.cmd.Wait(); err != nil {
+		t.Fatalf("the run failed after scancel of %v: %v\n%s", r.jobs, err, r.stderr.String())
 	}
 	var res runResult
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+	if err := json.Unmarshal(r.stdout.Bytes(), &res); err != nil {
 		t.Fatal(err)
 	}
-	if !mapsEqual(figureIDs(res), figureIDs(ref)) {
-		t.Fatalf("figures differ:\n%v\n%v", figureIDs(ref), figureIDs(res))
+	if !mapsEqual(figureIDs(res), figureIDs(r.ref)) {
+		t.Fatalf("figures differ:\n%v\n%v", figureIDs(r.ref), figureIDs(res))
 	}
-	if !strings.Contains(stderr.String(), "ended CANCELLED") && !strings.Contains(stderr.String(), "resubmitting") {
-		t.Errorf("the log does not tell of the cancelled job:\n%s", stderr.String())
+	if !strings.Contains(r.stderr.String(), "ended CANCELLED") && !strings.Contains(r.stderr.String(), "resubmitting") {
+		t.Errorf("the log does not tell of the cancelled job:\n%s", r.stderr.String())
 	}
-	if !resumed(t, bin, store) {
-		t.Errorf("no train task resumed from its checkpoint; log:\n%s", stderr.String())
+	if !resumed(t, r.bin, r.store) {
+		t.Errorf("no train task resumed from its checkpoint; log:\n%s", r.stderr.String())
 	}
 }
 
@@ -202,28 +232,15 @@ func TestSlurmScancelledJobResumes(t *testing.T) {
 // cancels them, resumes their tasks from their checkpoints, records every
 // task once and ends with the bytes of a local run.
 func TestSlurmCoordinatorKilledThenRerun(t *testing.T) {
-	slurmCluster(t)
-	bin, dir := binary(t), t.TempDir()
-	dagPath, _ := filepath.Abs("testdata/resume.yaml")
-	ref, _ := pipelineRun(t, bin, dir, "--dag", dagPath, "--store", "ref", "--figures", "ref-fig", "--jobs", "2")
-	store := filepath.Join(dir, "slurm")
-	cmd := exec.Command(bin, "run", "--executor", "slurm", "--dag", dagPath, "--store", store, "--figures", filepath.Join(dir, "fig"), "--checkpoint-interval", "20ms")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitRunningTrain(t, store)
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
+	r := startSlurmResumeRun(t)
+	r.cmd.Process.Signal(syscall.SIGKILL)
+	r.cmd.Wait()
 	if len(jobsOf(t, "RUNNING,PENDING")) == 0 {
 		t.Log("the jobs ended with the coordinator; the rerun has nothing to cancel")
 	}
-	res, stderr := runSlurm(t, bin, dir, "--dag", dagPath, "--store", store, "--figures", filepath.Join(dir, "fig"))
-	if !mapsEqual(figureIDs(res), figureIDs(ref)) {
-		t.Fatalf("figures differ:\n%v\n%v\nlog:\n%s", figureIDs(ref), figureIDs(res), stderr)
-	}
-	sameFigures(t, readFigures(t, filepath.Join(dir, "ref-fig")), readFigures(t, filepath.Join(dir, "fig")))
-	for task := range lastOutputs(t, store) {
-		if n := doneEvents(t, store, task); n != 1 {
+	r.rerun(t)
+	for task := range lastOutputs(t, r.store) {
+		if n := doneEvents(t, r.store, task); n != 1 {
 			t.Errorf("%s recorded done %d times", task, n)
 		}
 	}
@@ -316,34 +333,66 @@ func TestSlurmUnavailableFailsFast(t *testing.T) {
 // exits 130, leaving no job behind; the next run resumes and ends with the
 // bytes of a local run.
 func TestSlurmInterruptCancelsJobs(t *testing.T) {
-	slurmCluster(t)
-	bin, dir := binary(t), t.TempDir()
-	dagPath, _ := filepath.Abs("testdata/resume.yaml")
-	ref, _ := pipelineRun(t, bin, dir, "--dag", dagPath, "--store", "ref", "--figures", "ref-fig", "--jobs", "2")
-	store := filepath.Join(dir, "slurm")
-	cmd := exec.Command(bin, "run", "--executor", "slurm", "--dag", dagPath, "--store", store, "--figures", filepath.Join(dir, "fig"), "--checkpoint-interval", "20ms")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	waitRunningTrain(t, store)
+	r := startSlurmResumeRun(t)
 	t0 := time.Now()
-	cmd.Process.Signal(os.Interrupt)
-	err := cmd.Wait()
+	r.cmd.Process.Signal(os.Interrupt)
+	err := r.cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
-		t.Fatalf("exit: %v, want %d\n%s", err, exitInterrupted, stderr.String())
+		t.Fatalf("exit: %v, want %d\n%s", err, exitInterrupted, r.stderr.String())
 	}
 	t.Logf("stopped %s after SIGINT", time.Since(t0))
 	if jobs := jobsOf(t, "RUNNING,PENDING,COMPLETING"); len(jobs) > 0 {
 		t.Errorf("jobs left after the coordinator stopped: %v", jobs)
 	}
-	res, _ := runSlurm(t, bin, dir, "--dag", dagPath, "--store", store, "--figures", filepath.Join(dir, "fig"))
-	if !mapsEqual(figureIDs(res), figureIDs(ref)) {
-		t.Fatalf("figures differ:\n%v\n%v", figureIDs(ref), figureIDs(res))
-	}
-	if !resumed(t, bin, store) {
+	r.rerun(t)
+	if !resumed(t, r.bin, r.store) {
 		t.Error("no train task resumed from its checkpoint")
+	}
+}
+
+// An attempt file damaged while its job runs is rejected
+// when the job ends (kept as *.rejected, nothing of it recorded) and the
+// task reruns, ending with the bytes of a local run.
+func TestSlurmCorruptAttemptFileIsRejected(t *testing.T) {
+	r := startSlurmResumeRun(t)
+	files, _ := filepath.Glob(filepath.Join(r.store, "attempts", "*", "*.attempt"))
+	damaged := 0
+	for _, f := range files {
+		a, err := events.ReadAttempt(f)
+		if err != nil || !strings.HasPrefix(a.Header.Task, "train/") {
+			continue
+		}
+		fh, err := os.OpenFile(f, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A byte of the header frame's payload (after the 18-byte magic
+		// line and the frame's length): its digest no longer matches,
+		// with frames after it.
+		b := make([]byte, 1)
+		fh.ReadAt(b, 24)
+		b[0] ^= 0x5a
+		fh.WriteAt(b, 24)
+		fh.Close()
+		damaged++
+	}
+	if damaged == 0 {
+		t.Fatal("no train attempt file to damage")
+	}
+	if err := r.cmd.Wait(); err != nil {
+		t.Fatalf("the run failed: %v\n%s", err, r.stderr.String())
+	}
+	var res runResult
+	if err := json.Unmarshal(r.stdout.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if !mapsEqual(figureIDs(res), figureIDs(r.ref)) {
+		t.Fatalf("figures differ:\n%v\n%v", figureIDs(r.ref), figureIDs(res))
+	}
+	if !strings.Contains(r.stderr.String(), "rejected: events: corrupt attempt file") {
+		t.Errorf("the log does not say the file was rejected:\n%s", r.stderr.String())
+	}
+	if kept, _ := filepath.Glob(filepath.Join(r.store, "attempts", "*", "*.attempt.rejected")); len(kept) != damaged {
+		t.Errorf("%d rejected files kept, want %d", len(kept), damaged)
 	}
 }

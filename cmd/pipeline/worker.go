@@ -25,7 +25,7 @@ func cmdWorker(ctx context.Context, c *Config, _, stderr io.Writer) (int, error)
 	if err := os.Chdir(spec.Dir); err != nil {
 		return exitFailed, fmt.Errorf("worker: the coordinator's directory: %w", err)
 	}
-	plan, err := dag.Load(spec.DAG, spec.Profile, stages.Kinds())
+	plan, err := dag.LoadProfile(spec.DAG, spec.Profile, stages.Kinds())
 	if err != nil {
 		return exitInvalid, err
 	}

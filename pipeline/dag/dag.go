@@ -130,6 +130,22 @@ func Load(path, profile string, kinds map[string]task.Kind) (*Plan, error) {
 	return Build(path, raw, profile, kinds)
 }
 
+// LoadProfile reads the dag file at path and expands it under profile
+// alone, without checking the stages under the other profiles as Load
+// does: for a worker, which runs one task of a plan that its coordinator
+// loaded (and so checked) from the same file.
+func LoadProfile(path, profile string, kinds map[string]task.Kind) (*Plan, error) {
+	raw, err := Read(path)
+	if err != nil {
+		return nil, err
+	}
+	plan, ps := build(path, raw, profile, kinds, true)
+	if len(ps) > 0 {
+		return nil, ps
+	}
+	return plan, nil
+}
+
 type collector struct {
 	file string
 	list Problems
