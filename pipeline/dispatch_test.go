@@ -71,14 +71,21 @@ func (w *workers) attempts(task string) []*pipeline.Spec {
 	return out
 }
 
-// Tasks run by workers from their spec files produce the outputs a local
-// run does, and a second run dispatches nothing.
-func TestDispatchedRunMatchesLocal(t *testing.T) {
-	h := newHarness(t)
-	local, remote := filepath.Join(h.dir, "local"), filepath.Join(h.dir, "remote")
+// withLocalRun returns a harness whose store "local" holds a local run, and
+// the path of a store for the run under test.
+func withLocalRun(t *testing.T) (h *harness, local, remote string) {
+	h = newHarness(t)
+	local, remote = filepath.Join(h.dir, "local"), filepath.Join(h.dir, "remote")
 	if _, err := h.run(context.Background(), "", 2, local); err != nil {
 		t.Fatal(err)
 	}
+	return h, local, remote
+}
+
+// Tasks run by workers from their spec files produce the outputs a local
+// run does, and a second run dispatches nothing.
+func TestDispatchedRunMatchesLocal(t *testing.T) {
+	h, local, remote := withLocalRun(t)
 	w := &workers{h: h}
 	h.dispatch = w
 	res, err := h.run(context.Background(), "", 3, remote)
@@ -170,11 +177,7 @@ func cutAfterCheckpoint(t *testing.T, path string, k int) {
 // resubmitted and resumes from that checkpoint, with the bits of an
 // uninterrupted run.
 func TestDispatchKilledAttemptResumes(t *testing.T) {
-	h := newHarness(t)
-	local, remote := filepath.Join(h.dir, "local"), filepath.Join(h.dir, "remote")
-	if _, err := h.run(context.Background(), "", 2, local); err != nil {
-		t.Fatal(err)
-	}
+	h, local, remote := withLocalRun(t)
 	w := &workers{h: h}
 	w.after = func(a pipeline.Attempt, spec *pipeline.Spec) pipeline.Ended {
 		if a.Task == "b/seed=1" && strings.HasSuffix(a.Name, "/1") {
@@ -203,11 +206,7 @@ func TestDispatchKilledAttemptResumes(t *testing.T) {
 // A corrupt attempt file is rejected (kept aside, nothing of it recorded)
 // and the task reruns.
 func TestDispatchRejectsCorruptAttemptFile(t *testing.T) {
-	h := newHarness(t)
-	local, remote := filepath.Join(h.dir, "local"), filepath.Join(h.dir, "remote")
-	if _, err := h.run(context.Background(), "", 2, local); err != nil {
-		t.Fatal(err)
-	}
+	h, local, remote := withLocalRun(t)
 	var rejected string
 	w := &workers{h: h}
 	w.after = func(a pipeline.Attempt, spec *pipeline.Spec) pipeline.Ended {
@@ -372,11 +371,7 @@ func outputIDs(t *testing.T, storeDir string) map[string]string {
 // shorter than the task) takes as many jobs as it needs; jobs that end
 // without a new checkpoint are given up on after MaxAttempts in a row.
 func TestDispatchRetriesWhileProgressing(t *testing.T) {
-	h := newHarness(t)
-	local, remote := filepath.Join(h.dir, "local"), filepath.Join(h.dir, "remote")
-	if _, err := h.run(context.Background(), "", 2, local); err != nil {
-		t.Fatal(err)
-	}
+	h, local, remote := withLocalRun(t)
 	w := &workers{h: h}
 	w.after = func(a pipeline.Attempt, spec *pipeline.Spec) pipeline.Ended {
 		if a.Task == "b/seed=1" && (spec.Checkpoint == nil || spec.Checkpoint.Iteration < 16) {

@@ -51,6 +51,20 @@
 // is recomputed. A damaged input found while a run is under way makes the
 // run recompute its upstream task and retry the reader (once per task).
 //
+// Other processes (dispatch.go): with a Dispatcher (package slurm's), a
+// task that must execute becomes an attempt, a spec file that the worker
+// command runs through Work, recording its events in the attempt's own
+// file (events.CreateAttempt), never in the log. The loop above is
+// unchanged: the goroutine of a task waits for its attempt to end, then
+// validates the file and merges it into the log, so the coordinator stays
+// the log's only writer. A killed attempt is resubmitted from its latest
+// checkpoint; a corrupt file is rejected and the task reruns.
+//
+// Parts: a task whose runner is a task.Splitter (a tuning grid) has its
+// parts planned as tasks of their own upstream of it (package dag), which
+// draw from its streams (taskenv.go), so that they compute what it would
+// have computed for them.
+//
 // Provenance (package provenance) re-executes a recorded task through
 // RunOne, which runs one task as a run of its own, into a scratch store and
 // log.

@@ -155,26 +155,33 @@ func (m meanTime) mean() float64 { return m.sum / m.n }
 // sample budget, by "group <group>" and "stage <stage>".
 func (r *Record) wholeTimes() (map[string]meanTime, error) {
 	out := map[string]meanTime{}
-	for _, t := range r.eng.Plan.Tasks {
-		if _, ok := t.Runner.(task.Costed); ok {
-			continue
-		}
-		evs, err := r.eng.Events.Events(t.Path)
-		if err != nil {
-			return nil, err
-		}
-		lr := lastRun(evs)
-		if lr.secs <= 0 {
-			continue
-		}
+	err := r.eachLastRun(false, func(t *dag.Task, lr recordedRun) {
 		for _, key := range []string{"group " + groupOf(t), "stage " + t.Stage.Name} {
 			m := out[key]
 			m.sum += lr.secs
 			m.n++
 			out[key] = m
 		}
+	})
+	return out, err
+}
+
+// eachLastRun calls fn with every planned task that has a finished
+// recorded run (lastRun), of the costed tasks or of the others.
+func (r *Record) eachLastRun(costed bool, fn func(t *dag.Task, lr recordedRun)) error {
+	for _, t := range r.eng.Plan.Tasks {
+		if _, ok := t.Runner.(task.Costed); ok != costed {
+			continue
+		}
+		evs, err := r.eng.Events.Events(t.Path)
+		if err != nil {
+			return err
+		}
+		if lr := lastRun(evs); lr.secs > 0 {
+			fn(t, lr)
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // sampleCost is the relative time of one of t's samples at its size.
@@ -339,24 +346,13 @@ func kindKey(t *dag.Task) string { return t.Stage.Name + " " + componentsOf(t) }
 func (r *Record) recordedSpeeds() (*speeds, error) {
 	sp := &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, kind: map[string]*speed{}, method: map[string]*speed{},
 		stage: map[string]*speed{}, hint: rateHint}
-	for _, t := range r.eng.Plan.Tasks {
-		if _, ok := t.Runner.(task.Costed); !ok {
-			continue
-		}
-		evs, err := r.eng.Events.Events(t.Path)
-		if err != nil {
-			return nil, err
-		}
-		lr := lastRun(evs)
-		if lr.secs <= 0 {
-			continue
-		}
+	err := r.eachLastRun(true, func(t *dag.Task, lr recordedRun) {
 		n := lr.samples
 		if n == 0 {
 			n = iterSamples(r.eng.Events, t.Path)
 		}
 		if n <= 0 {
-			continue
+			return
 		}
 		w := sampleCost(t)
 		s := speed{work: []float64{n * w}, secs: []float64{lr.secs}}
@@ -372,8 +368,8 @@ func (r *Record) recordedSpeeds() (*speeds, error) {
 			}
 			k.m[k.key].add(s)
 		}
-	}
-	return sp, nil
+	})
+	return sp, err
 }
 
 // recordedRun is a task's latest uninterrupted run: the samples its trial
