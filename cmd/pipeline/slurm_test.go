@@ -99,6 +99,12 @@ func TestSlurmSmokeMatchesLocal(t *testing.T) {
 	if !strings.Contains(stderr, "slurm: submitted job") {
 		t.Errorf("the Slurm run's log names no submitted job:\n%s", stderr)
 	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "slurm", "slurm", "batch-*")); len(left) > 0 {
+		t.Errorf("job array scripts left after the run: %v", left)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "slurm", "attempts", "*")); len(left) > 0 {
+		t.Errorf("attempt files left after the run: %v", left)
+	}
 	again, stderr := runSlurm(t, bin, root, append(common, "--store", filepath.Join(dir, "slurm"), "--figures", filepath.Join(dir, "slurm-fig"))...)
 	if len(again.Executed) != 0 || strings.Contains(stderr, "submitted job") {
 		t.Errorf("the second run executed %v; its log:\n%s", again.Executed, stderr)

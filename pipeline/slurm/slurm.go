@@ -77,6 +77,26 @@ type attempt struct {
 	log    string
 	cancel bool // scancel sent
 	end    chan result
+	batch  *batch
+}
+
+// batch is one submitted job array: its script and list files, removed
+// once none of its attempts is in flight.
+type batch struct {
+	base string
+	left int
+}
+
+// ended reports an attempt's end (d.mu held).
+func (d *Dispatcher) ended(at *attempt, r result) {
+	delete(d.live, at.id)
+	at.end <- r
+	if b := at.batch; b != nil {
+		if b.left--; b.left == 0 {
+			os.Remove(b.base + ".list")
+			os.Remove(b.base + ".sh")
+		}
+	}
 }
 
 type result struct {
@@ -302,6 +322,8 @@ func (d *Dispatcher) submitArray(stage string, ats []*attempt) {
 	script := fmt.Sprintf("#!/bin/sh\n# %s: %d attempt(s) of stage %s\nspec=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" %s)\nexec %s worker --jobs %d \"$spec\"\n",
 		d.name, len(ats), stage, shellQuote(base+".list"), shellQuote(d.cfg.Binary), d.cfg.CPUs)
 	fail := func(err error) {
+		os.Remove(base + ".list")
+		os.Remove(base + ".sh")
 		for _, at := range ats {
 			at.end <- result{err: err}
 		}
@@ -338,8 +360,10 @@ func (d *Dispatcher) submitArray(stage string, ats []*attempt) {
 	}
 	d.cfg.Log("submitted job %s: %d attempt(s) of stage %s", job, len(ats), stage)
 	var cancelled []string
+	b := &batch{base: base, left: len(ats)}
 	d.mu.Lock()
 	for i, at := range ats {
+		at.batch = b
 		at.id = fmt.Sprintf("%s_%d", job, i)
 		at.log = filepath.Join(d.cfg.LogDir, fmt.Sprintf("%s_%d.out", job, i))
 		d.live[at.id] = at
@@ -384,8 +408,7 @@ func (d *Dispatcher) follow() {
 			}
 			if time.Since(d.failing) > d.cfg.LostAfter {
 				for id, at := range d.live {
-					at.end <- result{err: fmt.Errorf("%w: squeue has failed for %s while job %s ran: %w", ErrLost, d.cfg.LostAfter, id, err)}
-					delete(d.live, id)
+					d.ended(at, result{err: fmt.Errorf("%w: squeue has failed for %s while job %s ran: %w", ErrLost, d.cfg.LostAfter, id, err)})
 				}
 			}
 			d.mu.Unlock()
@@ -406,8 +429,7 @@ func (d *Dispatcher) follow() {
 				continue
 			}
 			delete(missing, id)
-			delete(d.live, id)
-			at.end <- result{ended: pipeline.Ended{State: st, Log: at.log}}
+			d.ended(at, result{ended: pipeline.Ended{State: st, Log: at.log}})
 		}
 		d.mu.Unlock()
 	}
