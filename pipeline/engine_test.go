@@ -243,18 +243,9 @@ func TestCodeChangeRerunsOnlyItsClosure(t *testing.T) {
 
 func outputsOf(t *testing.T, storeDir string) map[string]string {
 	t.Helper()
-	log, err := events.Open(filepath.Join(storeDir, "events.db"), events.Options{Timeout: time.Second, ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	states, err := log.LastStates()
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]string{}
-	for _, s := range states {
-		out[s.Task] = s.State + " " + s.Output
+	for task, s := range pipelinetest.LastStates(t, storeDir) {
+		out[task] = s.State + " " + s.Output
 	}
 	return out
 }

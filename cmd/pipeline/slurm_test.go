@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"zorepro/pipeline/events"
+	"zorepro/pipeline/pipelinetest"
 )
 
 // These tests run the pipeline on a real Slurm cluster: the one SLURM_CONF
@@ -37,18 +38,9 @@ func runSlurm(t *testing.T, bin, dir string, args ...string) (runResult, string)
 // lastOutputs maps every task of a store to its latest output ID.
 func lastOutputs(t *testing.T, store string) map[string]string {
 	t.Helper()
-	log, err := events.Open(filepath.Join(store, "events.db"), events.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	states, err := log.LastStates()
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]string{}
-	for _, s := range states {
-		out[s.Task] = s.Output
+	for task, s := range pipelinetest.LastStates(t, store) {
+		out[task] = s.Output
 	}
 	return out
 }

@@ -1,7 +1,7 @@
 // Package pipelinetest provides the engine's test doubles, shared by the
-// tests of the engine and of provenance: a code identity whose packages can
-// be "edited", and a stage kind that publishes a value derived from its
-// parameters alone.
+// tests of the engine, of provenance and of the CLI: a code identity whose
+// packages can be "edited", a stage kind that publishes a value derived
+// from its parameters alone, and a reader of a store's latest task states.
 package pipelinetest
 
 import (
@@ -9,13 +9,16 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/cespare/xxhash/v2"
 
 	"zorepro/pipeline/codeid"
+	"zorepro/pipeline/events"
 	"zorepro/pipeline/task"
 )
 
@@ -81,4 +84,25 @@ func (r *srcRunner) Run(ctx context.Context, env task.Env) error {
 		v = math.Mod(v, r.mod)
 	}
 	return env.Output("data", []byte(task.FormatFloat(v)))
+}
+
+// LastStates returns the latest state record of every task in the event
+// log of the store at dir, by task path (read-only; the log must not be
+// held by a run).
+func LastStates(t testing.TB, dir string) map[string]events.StateRecord {
+	t.Helper()
+	log, err := events.Open(filepath.Join(dir, "events.db"), events.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	states, err := log.LastStates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]events.StateRecord{}
+	for _, s := range states {
+		out[s.Task] = s
+	}
+	return out
 }
