@@ -469,57 +469,78 @@ func decodeInputs(c *collector, stage string, v any) []InputSpec {
 	}
 	var out []InputSpec
 	for _, slot := range sortedKeys(m) {
-		f := "inputs." + slot
-		in := InputSpec{Slot: slot}
-		switch x := m[slot].(type) {
-		case string:
-			in.Stage = x
-		default:
-			mm := asMap(x)
-			if mm == nil {
-				c.add(stage, f, "must be a stage name or {stage, where, optional}")
-				continue
+		// A slot takes one upstream stage, or a list of them (a slot that
+		// takes many inputs, e.g. every figure of a report).
+		entries, isList := m[slot].([]any)
+		if !isList {
+			entries = []any{m[slot]}
+		} else if len(entries) == 0 {
+			c.add(stage, "inputs."+slot, "must name at least one stage")
+		}
+		for i, entry := range entries {
+			f := "inputs." + slot
+			if isList {
+				f = fmt.Sprintf("%s[%d]", f, i)
 			}
-			for _, k := range sortedKeys(mm) {
-				switch k {
-				case "stage", "where", "optional":
-				default:
-					c.add(stage, f+"."+k, "unknown field (known: stage, where, optional)")
-				}
-			}
-			in.Stage, _ = mm["stage"].(string)
-			if o, ok := mm["optional"]; ok {
-				b, isBool := o.(bool)
-				if !isBool {
-					c.add(stage, f+".optional", "must be true or false")
-				}
-				in.Optional = b
-			}
-			if w := mm["where"]; w != nil {
-				wm := asMap(w)
-				if wm == nil {
-					c.add(stage, f+".where", "must be a mapping of axis to value(s)")
-				}
-				in.Where = map[string][]string{}
-				for _, ax := range sortedKeys(wm) {
-					switch y := wm[ax].(type) {
-					case []any:
-						for _, z := range y {
-							in.Where[ax] = append(in.Where[ax], scalarText(z))
-						}
-					default:
-						in.Where[ax] = []string{scalarText(y)}
-					}
-				}
+			if in, ok := decodeInput(c, stage, f, slot, entry); ok {
+				out = append(out, in)
 			}
 		}
-		if in.Stage == "" {
-			c.add(stage, f, "missing upstream stage name")
-			continue
-		}
-		out = append(out, in)
 	}
 	return out
+}
+
+// decodeInput decodes one upstream of a slot: a stage name or {stage,
+// where, optional}.
+func decodeInput(c *collector, stage, f, slot string, v any) (InputSpec, bool) {
+	in := InputSpec{Slot: slot}
+	switch x := v.(type) {
+	case string:
+		in.Stage = x
+	default:
+		mm := asMap(x)
+		if mm == nil {
+			c.add(stage, f, "must be a stage name or {stage, where, optional}")
+			return in, false
+		}
+		for _, k := range sortedKeys(mm) {
+			switch k {
+			case "stage", "where", "optional":
+			default:
+				c.add(stage, f+"."+k, "unknown field (known: stage, where, optional)")
+			}
+		}
+		in.Stage, _ = mm["stage"].(string)
+		if o, ok := mm["optional"]; ok {
+			b, isBool := o.(bool)
+			if !isBool {
+				c.add(stage, f+".optional", "must be true or false")
+			}
+			in.Optional = b
+		}
+		if w := mm["where"]; w != nil {
+			wm := asMap(w)
+			if wm == nil {
+				c.add(stage, f+".where", "must be a mapping of axis to value(s)")
+			}
+			in.Where = map[string][]string{}
+			for _, ax := range sortedKeys(wm) {
+				switch y := wm[ax].(type) {
+				case []any:
+					for _, z := range y {
+						in.Where[ax] = append(in.Where[ax], scalarText(z))
+					}
+				default:
+					in.Where[ax] = []string{scalarText(y)}
+				}
+			}
+		}
+	}
+	if in.Stage == "" {
+		c.add(stage, f, "missing upstream stage name")
+		return in, false
+	}
+	return in, true
 }
 
 func decodeOverrides(c *collector, stage, field string, v any) []Override {
@@ -1049,7 +1070,10 @@ func bind(c *collector, t *Task, byStage map[string][]*Task) {
 		case len(got) > 1 && !slot.Many:
 			c.add(t.Stage.Name, field, "%d tasks of stage %q match %s but the slot takes one (add a matrix axis or a where clause)", len(got), in.Stage, t.Path)
 		}
-		t.Inputs[in.Slot] = got
+		t.Inputs[in.Slot] = append(t.Inputs[in.Slot], got...)
+		if n := len(t.Inputs[in.Slot]); n > 1 && !slot.Many && len(got) < n {
+			c.add(t.Stage.Name, "inputs."+in.Slot, "%d stages feed the slot but it takes one task", n)
+		}
 		for _, g := range got {
 			deps[g.Index] = g
 		}

@@ -127,6 +127,27 @@ func TestGoodFileExpands(t *testing.T) {
 	}
 }
 
+// A slot that takes many tasks can be fed by a list of stages: their
+// tasks in list order, each stage's sorted by path.
+func TestInputListFeedsOneSlot(t *testing.T) {
+	text := strings.Replace(good, "inputs: {curves: train}", "inputs: {curves: [train, {stage: data, where: {d: [100]}}]}", 1)
+	plan, err := dag.Load(write(t, text), "paper", kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, in := range plan.Task("figure").Inputs["curves"] {
+		got = append(got, in.Path)
+	}
+	want := "train/d=10/seed=1 train/d=10/seed=2 train/d=100/seed=1 train/d=100/seed=2 data/d=100/seed=1 data/d=100/seed=2"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("inputs:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if n := len(plan.Task("figure").Deps); n != 6 {
+		t.Errorf("%d deps, want 6", n)
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	repl := func(old, new string) string {
 		if !strings.Contains(good, old) {
@@ -178,6 +199,9 @@ func TestBadInput(t *testing.T) {
 		{"param is also an axis", repl("params: {alpha: 0.03}", "params: {alpha: 0.03, d: 5}"), "", []string{`stage "train": params.d: also a matrix axis`}},
 		{"exclude on unknown axis", repl("    params: {alpha: 0.03}\n", "    params: {alpha: 0.03}\n    exclude: [{h: 1}]\n"), "", []string{`stage "train": exclude[0].h: stage has no axis "h"`}},
 		{"exclude everything", repl("    params: {alpha: 0.03}\n", "    params: {alpha: 0.03}\n    exclude: [{d: 10}, {d: 100}]\n"), "", []string{`stage "train": exclude: excludes every point of the matrix`}},
+		{"list for a one-task slot", repl("inputs: {data: data}", "inputs: {data: [data, {stage: data, where: {seed: [1]}}]}"), "", []string{`stage "train": inputs.data: 2 stages feed the slot but it takes one task`}},
+		{"empty input list", repl("inputs: {curves: train}", "inputs: {curves: []}"), "", []string{`stage "figure": inputs.curves: must name at least one stage`}},
+		{"bad entry in an input list", repl("inputs: {curves: train}", "inputs: {curves: [train, 3]}"), "", []string{`stage "figure": inputs.curves[1]: must be a stage name or {stage, where, optional}`}},
 		{"yaml syntax", "version: 1\nstages: [\n", "", []string{"dag.yaml: cannot read"}},
 		{"duplicate yaml key", repl("    kind: show\n", "    kind: show\n    kind: gen\n"), "", []string{"dag.yaml: cannot read", "already defined"}},
 	}
