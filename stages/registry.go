@@ -21,6 +21,7 @@ import (
 	"zorepro/stages/evaluate"
 	"zorepro/stages/generate"
 	"zorepro/stages/plot"
+	"zorepro/stages/report"
 	"zorepro/stages/train"
 	"zorepro/stages/tune"
 )
@@ -106,6 +107,7 @@ func Kinds() map[string]task.Kind {
 		&train.Kind{Trainers: trainers},
 		&evaluate.Kind{Envs: Evaluators()},
 		&plot.Kind{},
+		report.Kind{},
 	}
 	out := map[string]task.Kind{}
 	for _, k := range kinds {

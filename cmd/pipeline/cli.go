@@ -60,6 +60,10 @@ var commands = []command{
 			"or whose identity changed, is listed as not checkable with the reason; any such task, like a mismatch,\n" +
 			"exits 1. --json prints one object; --jsonl streams one JSON object per task, then a summary object.",
 		flags: append(slices.Clone(inspect), "jobs", "jsonl", "all", "sample", "seed", "scratch", "keep"), check: verifyArgs, run: cmdVerify},
+	{name: "report", summary: "(re)build the reproduction report (report.html, report.md, claims.json) from the recorded figures",
+		detail: "Runs the report task alone: every figure it needs must be recorded for the profile (nothing upstream runs).\n" +
+			"Prints each claim's verdict; --json prints claims.json (every claim's statistic, 95% interval and verdict).",
+		flags: []string{"dag", "profile", "store", "figures", "json"}, check: noArgs, run: cmdReport},
 	{name: "worker", args: "SPEC", summary: "run one task attempt from its spec file (what an executor's jobs run)",
 		detail: "The coordinator (run --executor slurm) writes the spec beside the attempt's event file; the worker runs\n" +
 			"the task against the store the spec names and records its events in that file, never in the event log.",

@@ -70,7 +70,7 @@ func openEngine(c *Config, readOnly bool) (*pipeline.Engine, func(), error) {
 // read-only command, and gc, refuse a store without an event log: a
 // mistyped --store must not create one.
 func openStore(c *Config, readOnly bool) (*pipeline.Engine, func(), error) {
-	if readOnly || c.Command == "gc" {
+	if readOnly || c.Command == "gc" || c.Command == "report" {
 		if _, err := os.Stat(filepath.Join(c.Store, "events.db")); err != nil {
 			return nil, nil, fmt.Errorf("no event log at %s: nothing has run with --store %s yet", filepath.Join(c.Store, "events.db"), c.Store)
 		}

@@ -30,7 +30,8 @@ func TestEveryCommandsJSON(t *testing.T) {
 		keys []string // top-level keys the document must have
 	}{
 		{[]string{"run"}, []string{"executed", "cached", "failed", "skipped", "figures"}},
-		{[]string{"run", "--dry-run"}, []string{"tasks", "stages"}},
+		{[]string{"run", "--dry-run"}, []string{"tasks", "stages", "schedule"}},
+		{[]string{"report"}, []string{"title", "method", "counts", "claims", "figures"}},
 		{[]string{"status"}, []string{"profile", "store", "tasks", "total", "counts"}},
 		{[]string{"status", "--times"}, []string{"profile", "stages", "total_task_time", "runs", "runs_wall_time"}},
 		{[]string{"dag"}, []string{"profile", "file", "stages", "tasks"}},

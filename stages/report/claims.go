@@ -51,10 +51,12 @@ type Claim struct {
 	Keys []string
 	At   At // where on a curve, for "panel" claims
 	// Expect is the claimed side of Threshold: ">" or "<", or "~" for
-	// within Tolerance of it. A crossover claims a key in [Threshold,
-	// Tolerance] instead (its differences are claimed "> 0").
+	// within Tolerance of it.
 	Expect               string
 	Threshold, Tolerance float64
+	// Between is a crossover's claimed range of keys (its differences are
+	// claimed "> 0").
+	Between [2]float64
 }
 
 // Finding is a statistic at one key (or, for order, one pair at a key).
@@ -131,6 +133,10 @@ func Evaluate(c Claim, t Table, rng *rand.Rand) Result {
 			return res
 		}
 	case StatTrend:
+		if len(keys) < 2 {
+			res.Verdict, res.Problem = Inconclusive, fmt.Sprintf("a trend needs at least two keys, this figure has %d", len(keys))
+			return res
+		}
 		xs := make([]float64, len(keys))
 		for i, k := range keys {
 			x, err := strconv.ParseFloat(k, 64)
@@ -251,11 +257,14 @@ func (c Claim) xPoints(t Table) ([]float64, []*Point, error) {
 		}
 	}
 	slices.Sort(xs)
+	if len(xs) == 0 {
+		return nil, nil, fmt.Errorf("%w: curve %q has no points in panel %q", ErrTable, c.Curves[0], c.Panel)
+	}
 	if c.over() == "x" && len(c.Keys) > 0 {
 		xs = slices.DeleteFunc(xs, func(x float64) bool { return !slices.Contains(c.Keys, strconv.FormatFloat(x, 'g', -1, 64)) })
 	}
 	if len(xs) == 0 {
-		return nil, nil, fmt.Errorf("%w: curve %q has no points in panel %q", ErrTable, c.Curves[0], c.Panel)
+		return nil, nil, fmt.Errorf("%w: curve %q has no point at x in %v in panel %q", ErrTable, c.Curves[0], c.Keys, c.Panel)
 	}
 	pts := make([]*Point, len(xs))
 	for i, x := range xs {
@@ -344,7 +353,7 @@ func overall(fs []Finding) Verdict {
 
 // crossover finds the smallest key from which the difference holds at
 // every larger key (keys in increasing order) and judges it against
-// [Threshold, Tolerance]: inside holds, outside fails; no such key (the
+// Between: inside holds, outside fails; no such key (the
 // difference does not hold at the largest key) is inconclusive, or fails
 // when the difference fails there.
 func crossover(c Claim, fs []Finding) (*Finding, Verdict) {
@@ -365,7 +374,7 @@ func crossover(c Claim, fs []Finding) (*Finding, Verdict) {
 		return s, Inconclusive
 	}
 	s.Value = x
-	if x >= c.Threshold && x <= c.Tolerance {
+	if x >= c.Between[0] && x <= c.Between[1] {
 		return s, Holds
 	}
 	return s, Fails

@@ -130,7 +130,7 @@ func TestCrossoverAndOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Evaluate(Claim{Stat: StatCrossover, Curves: []string{"ars", "exact"}, Over: "x", Threshold: 3, Tolerance: 4}, tb, rng())
+	r := Evaluate(Claim{Stat: StatCrossover, Curves: []string{"ars", "exact"}, Over: "x", Between: [2]float64{3, 4}}, tb, rng())
 	if r.Summary == nil || r.Summary.Value != 3 || r.Verdict != Holds {
 		t.Fatalf("crossover: %+v %+v %s %s", r.Summary, r.Findings, r.Verdict, r.Problem)
 	}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"zorepro/pipeline"
+	"zorepro/pipeline/provenance"
+	"zorepro/pipeline/store"
+)
+
+// reportTask is the dag's report stage (one task).
+const reportTask = "report"
+
+// cmdReport (re)builds the reproduction report from what the store
+// records: it runs the report task alone (its figures must all be
+// recorded: nothing upstream is run), exports report.html, report.md and
+// claims.json under --figures, and prints the claims table (--json: the
+// claims document).
+func cmdReport(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, error) {
+	eng, closeLog, err := openEngine(c, false)
+	if err != nil {
+		return exitInvalidOr(err), err
+	}
+	defer closeLog()
+	if eng.Plan.Task(reportTask) == nil {
+		return exitInvalid, fmt.Errorf("%s has no %q stage", eng.Plan.File, reportTask)
+	}
+	if eng.Plan, err = eng.Plan.Only([]string{reportTask}); err != nil {
+		return exitInvalid, err
+	}
+	xs, err := provenance.New(eng).Explain()
+	if err != nil {
+		return exitFailed, err
+	}
+	var missing []string
+	for _, x := range xs {
+		if x.Do == provenance.WouldRun && x.Task != reportTask {
+			missing = append(missing, x.Task)
+		}
+	}
+	if len(missing) > 0 {
+		return exitFailed, fmt.Errorf("the report needs %d task(s) the store does not hold for profile %s (e.g. %s): run 'pipeline run %s --profile %s' first",
+			len(missing), c.Profile, missing[0], reportTask, c.Profile)
+	}
+	eng.Opt.Log, eng.Opt.Args = io.Discard, []string{"report"}
+	res, err := eng.Run(ctx)
+	switch {
+	case errors.Is(err, pipeline.ErrInterrupted):
+		return exitInterrupted, errors.New("interrupted")
+	case err != nil:
+		if res != nil && res.Errors[reportTask] != "" {
+			return exitFailed, errors.New(res.Errors[reportTask])
+		}
+		return exitFailed, err
+	}
+	data, err := reportOutput(eng, "claims.json")
+	if err != nil {
+		return exitFailed, err
+	}
+	if c.JSON {
+		_, err := stdout.Write(data)
+		return exitOK, err
+	}
+	var doc struct {
+		Claims []struct {
+			ID, Figure, Section, Statistic, Verdict string
+			Summary                                  *struct{ Key string }
+		}
+		Counts map[string]int
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return exitFailed, err
+	}
+	for _, cl := range doc.Claims {
+		fmt.Fprintf(stdout, "%-13s %-24s %-18s %s\n", cl.Verdict, cl.ID, cl.Figure, cl.Section)
+	}
+	var parts []string
+	for _, v := range []string{"holds", "fails", "inconclusive", "reported"} {
+		parts = append(parts, fmt.Sprintf("%d %s", doc.Counts[v], v))
+	}
+	fmt.Fprintf(stdout, "%s\n", strings.Join(parts, ", "))
+	for _, name := range slices.Sorted(maps.Keys(res.Figures)) {
+		if f := res.Figures[name]; strings.HasPrefix(name, "report.") || name == "claims.json" {
+			fmt.Fprintf(stdout, "report %s %s\n", f.Path, f.ID)
+		}
+	}
+	return exitOK, nil
+}
+
+// reportOutput reads one file of the report task's latest output.
+func reportOutput(eng *pipeline.Engine, name string) ([]byte, error) {
+	states, err := eng.Events.LastStates()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range states {
+		if s.Task != reportTask {
+			continue
+		}
+		es, err := eng.Outputs(s.Output)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			if e.Name == name {
+				return eng.Store.Get(e.ID)
+			}
+		}
+	}
+	return nil, fmt.Errorf("the report task recorded no %s (%w)", name, store.ErrNotFound)
+}

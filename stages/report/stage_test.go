@@ -1,0 +1,69 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"zorepro/pipeline/task"
+)
+
+// Every problem of every claim is reported at once, naming the claim and
+// the field.
+func TestClaimsValidation(t *testing.T) {
+	good := map[string]any{"id": "a", "figure": "f", "section": "§1", "text": "t", "stat": "difference", "curves": []any{"x", "y"}, "expect": ">"}
+	with := func(k string, v any) map[string]any {
+		m := map[string]any{}
+		for a, b := range good {
+			m[a] = b
+		}
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return m
+	}
+	claims := []any{
+		good,
+		with("stat", "median"),
+		with("id", nil),
+		with("expect", nil),
+		with("colour", "red"),
+		map[string]any{"id": "c", "figure": "f", "section": "§1", "text": "t", "stat": "crossover", "curves": []any{"x", "y"}},
+		with("at", "soon"),
+		with("curves", []any{"x"}),
+		"not a claim",
+		good, // duplicate id
+		with("id", "Bad Id"),
+	}
+	p := task.NewParams("dag.yaml", "report", map[string]any{"claims": claims})
+	Kind{}.Plan(p)
+	err := p.Err()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		`params.claims[1].stat: "median" is not one of`,
+		`params.claims[2].id: missing`,
+		`params.claims[3].expect: missing`,
+		`params.claims[4].colour: unknown parameter`,
+		`params.claims[5].between: missing`,
+		`params.claims[6].at: "soon" is not last, common or a finite number`,
+		`params.claims[7].stat: statistic difference needs 2 curve(s), got 1`,
+		`params.claims[8]: must be a mapping`,
+		`params.claims[9].id: duplicate claim id "a"`,
+		`params.claims[10].id: "Bad Id" must match`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "claims[0]") {
+		t.Errorf("the good claim is reported:\n%v", err)
+	}
+	empty := task.NewParams("dag.yaml", "report", map[string]any{"claims": []any{}})
+	Kind{}.Plan(empty)
+	if e := empty.Err(); e == nil || !strings.Contains(e.Error(), "must be a non-empty list of claims") {
+		t.Errorf("empty claims: %v", e)
+	}
+}
