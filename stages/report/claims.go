@@ -22,6 +22,9 @@ const (
 	StatCrossover  Stat = "crossover"  // the smallest key from which the difference holds at every larger key
 	StatTrend      Stat = "trend"      // slope of log(ratio) (or of log mean, one curve) against log key
 	StatSlope      Stat = "slope"      // per panel: slope of log mean y against log x
+	StatFraction   Stat = "fraction"   // each curve's fraction of seeds with y below Below, at each key
+	StatMedian     Stat = "median"     // each curve's median at each key
+	StatBest       Stat = "best"       // the curve with the lowest (Expect "<") or highest (">") mean at each key, and its margin over the runner-up
 )
 
 // Verdict is what a statistic says of its claim.
@@ -57,6 +60,8 @@ type Claim struct {
 	// Between is a crossover's claimed range of keys (its differences are
 	// claimed "> 0").
 	Between [2]float64
+	// Below is a fraction's bound: a seed counts when its value is below.
+	Below float64
 }
 
 // Finding is a statistic at one key (or, for order, one pair at a key).
@@ -105,6 +110,37 @@ func Evaluate(c Claim, t Table, rng *rand.Rand) Result {
 		}
 		res.Verdict = Reported
 		return res
+	case StatFraction, StatMedian:
+		for i, p := range points {
+			for _, cv := range c.Curves {
+				stat, label := func(s sample) float64 { return fractionBelow(s[0][cv], c.Below) }, cv+" below "+num(c.Below)
+				if c.Stat == StatMedian {
+					stat, label = func(s sample) float64 { return median(s[0][cv]) }, "median "+cv
+				}
+				iv := bootstrap([]*Point{p}, []string{cv}, stat, rng)
+				v := Reported
+				if c.Expect != "" {
+					v = judge(iv, c.Expect, c.Threshold, c.Tolerance)
+				}
+				res.Findings = append(res.Findings, finding(keys[i], label, iv, p, []string{cv}, v))
+			}
+		}
+		if c.Expect == "" {
+			res.Verdict = Reported
+			return res
+		}
+	case StatBest:
+		for i, p := range points {
+			win, run := ranked(p, c.Curves, c.Expect == "<")
+			stat := func(s sample) float64 { return mean(s[0][win]) - mean(s[0][run]) }
+			iv := bootstrap([]*Point{p}, c.Curves, stat, rng)
+			word := "lowest"
+			if c.Expect == ">" {
+				word = "highest"
+			}
+			label := fmt.Sprintf("%s: %s (margin over %s)", word, win, run)
+			res.Findings = append(res.Findings, finding(keys[i], label, iv, p, []string{win, run}, judge(iv, c.Expect, 0, 0)))
+		}
 	case StatDifference, StatRatio, StatOrder, StatCrossover:
 		pairs := [][2]string{{c.Curves[0], c.Curves[1]}}
 		if c.Stat == StatOrder {
@@ -205,15 +241,19 @@ func (c Claim) withPanel(p string) Claim { c.Panel = p; return c }
 
 // check reports a claim that cannot be computed as declared.
 func (c Claim) check() error {
-	need := map[Stat]int{StatValue: 1, StatDifference: 2, StatRatio: 2, StatOrder: 2, StatCrossover: 2, StatTrend: 1, StatSlope: 1}
+	need := map[Stat]int{StatValue: 1, StatDifference: 2, StatRatio: 2, StatOrder: 2, StatCrossover: 2, StatTrend: 1, StatSlope: 1,
+		StatFraction: 1, StatMedian: 1, StatBest: 2}
+	optional := c.Stat == StatValue || c.Stat == StatCrossover || (c.Stat == StatFraction || c.Stat == StatMedian) && c.Expect == ""
 	n, ok := need[c.Stat]
 	switch {
 	case !ok:
 		return fmt.Errorf("unknown statistic %q", c.Stat)
 	case len(c.Curves) < n:
 		return fmt.Errorf("statistic %s needs %d curve(s), got %d", c.Stat, n, len(c.Curves))
-	case c.Stat != StatValue && c.Stat != StatCrossover && !slices.Contains([]string{">", "<", "~"}, c.Expect):
+	case !optional && !slices.Contains([]string{">", "<", "~"}, c.Expect):
 		return fmt.Errorf("expect must be >, < or ~, got %q", c.Expect)
+	case c.Stat == StatBest && c.Expect == "~":
+		return fmt.Errorf("a best claim expects < (lowest) or > (highest)")
 	case c.Over != "" && c.Over != "panel" && c.Over != "x":
 		return fmt.Errorf("over must be panel or x, got %q", c.Over)
 	}
@@ -378,4 +418,52 @@ func crossover(c Claim, fs []Finding) (*Finding, Verdict) {
 		return s, Holds
 	}
 	return s, Fails
+}
+
+// fractionBelow is the fraction of xs below b (NaN for none).
+func fractionBelow(xs []float64, b float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	n := 0
+	for _, x := range xs {
+		if x < b {
+			n++
+		}
+	}
+	return float64(n) / float64(len(xs))
+}
+
+// median is the middle value of xs (the mean of the two middle ones for
+// an even count; NaN for none).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// ranked returns the curve with the lowest (or highest) mean at p and the
+// runner-up; ties go to the earlier curve.
+func ranked(p *Point, curves []string, lowest bool) (win, run string) {
+	order := slices.Clone(curves)
+	slices.SortStableFunc(order, func(a, b string) int {
+		ma, mb := mean(p.Values[a]), mean(p.Values[b])
+		if !lowest {
+			ma, mb = -ma, -mb
+		}
+		switch {
+		case ma < mb:
+			return -1
+		case ma > mb:
+			return 1
+		}
+		return 0
+	})
+	return order[0], order[1]
 }

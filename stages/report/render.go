@@ -101,6 +101,21 @@ func describe(c Claim) string {
 		return fmt.Sprintf("least-squares slope of log(%s) against log(%s) %s%s", strings.Join(c.Curves, " / "), c.over(), where, side)
 	case StatSlope:
 		return fmt.Sprintf("least-squares slope of log mean %s against log x, per panel%s", a, side)
+	case StatFraction, StatMedian:
+		what := "fraction of seeds below " + num(c.Below) + " of "
+		if c.Stat == StatMedian {
+			what = "median of "
+		}
+		if c.Expect == "" {
+			side = ""
+		}
+		return what + strings.Join(c.Curves, ", ") + " " + where + side
+	case StatBest:
+		word := "lowest"
+		if c.Expect == ">" {
+			word = "highest"
+		}
+		return fmt.Sprintf("the curve of %s with the %s mean %s, and its margin over the runner-up (clear when the interval excludes 0)", strings.Join(c.Curves, ", "), word, where)
 	}
 	return string(c.Stat)
 }

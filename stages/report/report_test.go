@@ -191,8 +191,33 @@ func TestDeterministic(t *testing.T) {
 	if v.Verdict != Reported || len(v.Findings) != 2 || v.Findings[0].Value != (0.3+1.7+0.9)/3 {
 		t.Errorf("value: %+v", v)
 	}
-	bad := Evaluate(Claim{Stat: "median", Curves: []string{"a"}}, tb, rng())
-	if bad.Verdict != Inconclusive || !strings.Contains(bad.Problem, `unknown statistic "median"`) {
+	bad := Evaluate(Claim{Stat: "mode", Curves: []string{"a"}}, tb, rng())
+	if bad.Verdict != Inconclusive || !strings.Contains(bad.Problem, `unknown statistic "mode"`) {
 		t.Errorf("unknown statistic: %+v", bad)
+	}
+}
+
+// Fractions, medians and the best curve, on numbers worked by hand: x = 1,
+// a = 50, 100, 100 (one of three seeds below the cap of 100), median 100;
+// x = 2 every seed at the cap (fraction 0 on every replicate); b is 2
+// below c on every seed, so b is clearly the lowest.
+func TestFractionMedianBest(t *testing.T) {
+	tb := table(t, "p a 1 1 50", "p a 2 1 100", "p a 3 1 100", "p a 1 2 100", "p a 2 2 100", "p a 3 2 100",
+		"q b 1 1 1", "q b 2 1 5", "q b 3 1 3", "q c 1 1 3", "q c 2 1 7", "q c 3 1 5", "q d 1 1 9", "q d 2 1 9", "q d 3 1 9")
+	r := Evaluate(Claim{Stat: StatFraction, Curves: []string{"a"}, Over: "x", Panel: "p", Below: 100}, tb, rng())
+	if r.Verdict != Reported || len(r.Findings) != 2 || r.Findings[0].Value != 1.0/3 || r.Findings[1].Value != 0 {
+		t.Errorf("fraction: %+v", r)
+	}
+	capped := Evaluate(Claim{Stat: StatFraction, Curves: []string{"a"}, Over: "x", Panel: "p", Keys: []string{"2"}, Below: 100, Expect: "~"}, tb, rng())
+	if f := capped.Findings[0]; capped.Verdict != Holds || f.Lo != 0 || f.Hi != 0 {
+		t.Errorf("every run capped: %+v", capped)
+	}
+	m := Evaluate(Claim{Stat: StatMedian, Curves: []string{"a"}, Over: "x", Panel: "p", Keys: []string{"1"}}, tb, rng())
+	if m.Findings[0].Value != 100 || m.Verdict != Reported {
+		t.Errorf("median: %+v", m)
+	}
+	b := Evaluate(Claim{Stat: StatBest, Curves: []string{"d", "c", "b"}, Keys: []string{"q"}, Expect: "<"}, tb, rng())
+	if f := b.Findings[0]; b.Verdict != Holds || f.Label != "lowest: b (margin over c)" || f.Value != -2 || math.Abs(f.Hi+2) > 1e-12 {
+		t.Errorf("best: %+v", b)
 	}
 }

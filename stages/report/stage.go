@@ -30,7 +30,7 @@ func (Kind) Slots() []task.Slot {
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // claimFields are the keys of one claim in the stage's "claims" list.
-var claimFields = []string{"id", "figure", "section", "text", "stat", "curves", "over", "panel", "keys", "at", "expect", "threshold", "tolerance", "between"}
+var claimFields = []string{"id", "figure", "section", "text", "stat", "curves", "over", "panel", "keys", "at", "expect", "threshold", "tolerance", "between", "below"}
 
 // Plan implements task.Kind. Every problem of every claim is reported,
 // naming it as params.claims[i].field.
@@ -71,7 +71,8 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 	c.Figure = cp.String("figure", task.Required())
 	c.Section = cp.String("section", task.Required())
 	c.Text = cp.String("text", task.Required())
-	c.Stat = Stat(cp.String("stat", task.Required(), task.OneOf(string(StatValue), string(StatDifference), string(StatRatio), string(StatOrder), string(StatCrossover), string(StatTrend), string(StatSlope))))
+	c.Stat = Stat(cp.String("stat", task.Required(), task.OneOf(string(StatValue), string(StatDifference), string(StatRatio), string(StatOrder), string(StatCrossover), string(StatTrend), string(StatSlope),
+		string(StatFraction), string(StatMedian), string(StatBest))))
 	c.Curves = cp.Strings("curves", task.Required(), task.NonEmpty())
 	c.Over = cp.String("over", task.Default("panel"), task.OneOf("panel", "x"))
 	c.Panel = scalar(cp, "panel")
@@ -92,18 +93,30 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 		}
 		c.At = a
 	}
-	needsSide := c.Stat != StatValue && c.Stat != StatCrossover
-	if needsSide {
-		c.Expect = cp.String("expect", task.Required(), task.OneOf(">", "<", "~"))
+	switch c.Stat {
+	case StatValue, StatCrossover:
+	case StatFraction, StatMedian: // reported unless a side is claimed
+		if cp.Has("expect") {
+			c.Expect = cp.String("expect", task.OneOf(">", "<", "~"))
+		}
 		c.Threshold = cp.Float("threshold", task.Default(0.0))
 		c.Tolerance = cp.Float("tolerance", task.Default(0.0), task.Min(0))
+	default:
+		c.Expect = cp.String("expect", task.Required(), task.OneOf(">", "<", "~"))
+		if c.Stat != StatBest {
+			c.Threshold = cp.Float("threshold", task.Default(0.0))
+			c.Tolerance = cp.Float("tolerance", task.Default(0.0), task.Min(0))
+		}
+	}
+	if c.Stat == StatFraction {
+		c.Below = cp.Float("below", task.Required())
 	}
 	if c.Stat == StatCrossover {
-		b := cp.Floats("between", task.Required())
-		if len(b) != 2 || b[0] > b[1] {
-			cp.Errorf("between", "must be [lo, hi] with lo <= hi")
-		} else {
+		switch b := cp.Floats("between", task.Required()); {
+		case len(b) == 2 && b[0] <= b[1]:
 			c.Between = [2]float64{b[0], b[1]}
+		case cp.Has("between"):
+			cp.Errorf("between", "must be [lo, hi] with lo <= hi")
 		}
 	}
 	if c.ID != "" && !idRE.MatchString(c.ID) {

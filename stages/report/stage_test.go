@@ -25,7 +25,7 @@ func TestClaimsValidation(t *testing.T) {
 	}
 	claims := []any{
 		good,
-		with("stat", "median"),
+		with("stat", "mode"),
 		with("id", nil),
 		with("expect", nil),
 		with("colour", "red"),
@@ -43,7 +43,7 @@ func TestClaimsValidation(t *testing.T) {
 		t.Fatal("no error")
 	}
 	for _, want := range []string{
-		`params.claims[1].stat: "median" is not one of`,
+		`params.claims[1].stat: "mode" is not one of`,
 		`params.claims[2].id: missing`,
 		`params.claims[3].expect: missing`,
 		`params.claims[4].colour: unknown parameter`,
