@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"zorepro/pipeline"
 	"zorepro/pipeline/provenance"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
@@ -36,6 +37,9 @@ func cmdAudit(c *Config, stdout io.Writer) (int, error) {
 			return exitInvalid, err
 		}
 		return exitFailed, err
+	}
+	if t := eng.Plan.Task(src.Production.Task); t != nil && t.Kind.Name() == "report" {
+		return auditReport(eng, c, ref, src, stdout)
 	}
 	rep, err := audit.New(provenance.New(eng), eng.Events).Figure(ref, src, audit.Selection{Panel: c.AuditPanel, Curve: c.AuditCurve, X: c.AuditX})
 	if errors.Is(err, audit.ErrSelection) {
@@ -190,4 +194,36 @@ func chosenText(raw json.RawMessage) string {
 		out += fmt.Sprintf("; the paper's choice is point %d (mean %v)", *ch.ReferencePoint, ch.ReferenceScore)
 	}
 	return out
+}
+
+// auditReport audits a file of the reproduction report: every figure
+// behind it against its events, every claim recomputed from them.
+func auditReport(eng *pipeline.Engine, c *Config, ref string, src *provenance.FigureSource, stdout io.Writer) (int, error) {
+	rep, err := audit.New(provenance.New(eng), eng.Events).Claims(ref, src)
+	if err != nil {
+		return exitFailed, err
+	}
+	if c.JSON {
+		if err := json.NewEncoder(stdout).Encode(rep); err != nil {
+			return exitFailed, err
+		}
+	} else {
+		fmt.Fprintf(stdout, "report %s (%s)\n  report task %s, output %s, computed in run %d\n", rep.Report, rep.ID, rep.Task.Task, rep.Task.Output, rep.Task.Run)
+		for _, f := range rep.Figures {
+			fmt.Fprintf(stdout, "  figure %-22s %d of %d plotted points equal their recomputation from events\n", strings.TrimSuffix(f.Figure, ".svg"), f.Equal, f.Checked)
+		}
+		for _, ck := range rep.Claims {
+			mark := "equal"
+			if !ck.Equal {
+				mark = "DIFFERS: " + ck.Problem
+			}
+			fmt.Fprintf(stdout, "  claim %-24s %-13s %s\n", ck.ID, ck.Verdict, mark)
+		}
+		fmt.Fprintf(stdout, "%d of %d claims recomputed, bit for bit, from the figures' per-seed numbers; %d of %d plotted points equal their recomputation from %d recorded events\n",
+			rep.Equal, rep.Checked, rep.Points[0], rep.Points[1], rep.Events)
+	}
+	if rep.Equal != rep.Checked || rep.Points[0] != rep.Points[1] {
+		return exitFailed, fmt.Errorf("audit: %d of %d claims and %d of %d points differ from their recomputation", rep.Checked-rep.Equal, rep.Checked, rep.Points[1]-rep.Points[0], rep.Points[1])
+	}
+	return exitOK, nil
 }

@@ -28,6 +28,15 @@ func TestReportInChromium(t *testing.T) {
 	if after, _ := os.ReadFile(filepath.Join(figDir, "report.html")); code != 0 || !bytes.Equal(before, after) || !strings.Contains(out, "fig3a-crossover") {
 		t.Fatalf("pipeline report: exit %d, same page %v\n%s", code, bytes.Equal(before, after), out)
 	}
+	// pipeline audit traces every number of the report: each figure's
+	// points to their events, each claim recomputed bit for bit.
+	out, code = cli(t, bin, root, withFlags([]string{"audit", "report.html"}, common...)...)
+	if code != 0 || !regexp.MustCompile(`(\d+) of (\d+) claims recomputed, bit for bit`).MatchString(out) {
+		t.Fatalf("audit report.html: exit %d\n%s", code, out)
+	}
+	if m := regexp.MustCompile(`(\d+) of (\d+) claims recomputed`).FindStringSubmatch(out); m[1] != m[2] || m[1] == "0" {
+		t.Errorf("audit report.html: %s", m[0])
+	}
 	// On a store that lacks figures it runs nothing and says what to do.
 	partial := []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke", "--store", filepath.Join(dir, "partial"), "--figures", filepath.Join(dir, "partial-fig")}
 	pipelineRun(t, bin, root, append([]string{"plot/fig3c-lqr"}, partial...)...)

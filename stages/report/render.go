@@ -50,15 +50,21 @@ func newDocument(title string, figs []*Figure, rs []Result) *Document {
 	}
 	for _, r := range rs {
 		d.Counts[string(r.Verdict)]++
-		d.Claims = append(d.Claims, ClaimResult{
-			ID: r.Claim.ID, Figure: r.Claim.Figure, Section: r.Claim.Section, Text: r.Claim.Text,
-			Stat: r.Claim.Stat, Statistic: describe(r.Claim), Verdict: r.Verdict, Summary: r.Summary, Findings: r.Findings, Problem: r.Problem,
-		})
-		if d.Claims[len(d.Claims)-1].Findings == nil {
-			d.Claims[len(d.Claims)-1].Findings = []Finding{}
-		}
+		d.Claims = append(d.Claims, ResultOf(r))
 	}
 	return d
+}
+
+// ResultOf is a claim's entry in claims.json.
+func ResultOf(r Result) ClaimResult {
+	cr := ClaimResult{
+		ID: r.Claim.ID, Figure: r.Claim.Figure, Section: r.Claim.Section, Text: r.Claim.Text,
+		Stat: r.Claim.Stat, Statistic: describe(r.Claim), Verdict: r.Verdict, Summary: r.Summary, Findings: r.Findings, Problem: r.Problem,
+	}
+	if cr.Findings == nil {
+		cr.Findings = []Finding{}
+	}
+	return cr
 }
 
 // describe says in words what a claim's statistic is.

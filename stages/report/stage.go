@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 
+	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
 
@@ -35,12 +37,18 @@ var claimFields = []string{"id", "figure", "section", "text", "stat", "curves", 
 // Plan implements task.Kind. Every problem of every claim is reported,
 // naming it as params.claims[i].field.
 func (Kind) Plan(p *task.Params) task.Runner {
-	r := &runner{title: p.String("title", task.Default("Reproduction report"))}
+	return &runner{title: p.String("title", task.Default("Reproduction report")), claims: DecodeClaims(p)}
+}
+
+// DecodeClaims reads the "claims" list of a report stage's parameters,
+// reporting every problem through p.
+func DecodeClaims(p *task.Params) []Claim {
+	var claims []Claim
 	raw, ok := p.Raw("claims")
 	list, isList := raw.([]any)
 	if !ok || !isList || len(list) == 0 {
 		p.Errorf("claims", "must be a non-empty list of claims")
-		return r
+		return nil
 	}
 	seen := map[string]bool{}
 	for i, x := range list {
@@ -58,9 +66,9 @@ func (Kind) Plan(p *task.Params) task.Runner {
 			p.Errorf(field+".id", "duplicate claim id %q", c.ID)
 		}
 		seen[c.ID] = true
-		r.claims = append(r.claims, c)
+		claims = append(claims, c)
 	}
-	return r
+	return claims
 }
 
 // decodeClaim reads one claim, returning its problems as (field, message).
@@ -217,7 +225,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 		if f == nil {
 			return fmt.Errorf("claim %s: no input figure %q (the figures are %s)", c.ID, c.Figure, strings.Join(names, ", "))
 		}
-		results[i] = Evaluate(c, f.table, src.Rand("claim/"+c.ID))
+		results[i] = Evaluate(c, f.table, ClaimStream(src, c))
 	}
 	doc := newDocument(r.title, figs, results)
 	js, err := json.MarshalIndent(doc, "", "  ")
@@ -262,3 +270,7 @@ func unjoin(err error) []error {
 }
 
 func asTaskError(err error, te **task.Error) bool { return errors.As(err, te) }
+
+// ClaimStream is the stream a claim's bootstrap draws from: "claim/<id>"
+// of the report task's streams (so that pipeline audit can redraw it).
+func ClaimStream(src stream.Source, c Claim) *rand.Rand { return src.Rand("claim/" + c.ID) }
