@@ -70,8 +70,7 @@ func cmdReport(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, e
 	}
 	var doc struct {
 		Claims []struct {
-			ID, Figure, Section, Statistic, Verdict string
-			Summary                                  *struct{ Key string }
+			ID, Figure, Section, Verdict string
 		}
 		Counts map[string]int
 	}

@@ -9,6 +9,7 @@ import (
 	"zorepro/pipeline/provenance"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/stages/plot"
 	"zorepro/stages/report"
 )
 
@@ -88,9 +89,11 @@ func (a *Auditor) Claims(ref string, src *provenance.FigureSource) (*ClaimsRepor
 		if err != nil {
 			return nil, err
 		}
-		if tables[name], err = report.ParseSeedsCSV(sb); err != nil {
+		rows, err := plot.ReadSeedsCSV(sb)
+		if err != nil {
 			return nil, fmt.Errorf("%s-seeds.csv: %w", name, err)
 		}
+		tables[name] = report.Table(rows)
 	}
 	src0 := stream.New(0, pp.Task, nil) // the report task's streams: no seed, its path
 	for i, c := range claims {

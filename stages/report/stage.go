@@ -11,6 +11,7 @@ import (
 
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/stages/plot"
 )
 
 // Kind is the report stage kind: it takes the figures (plot tasks, slot
@@ -133,7 +134,7 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 	if err := cp.Err(); err != nil {
 		for _, e := range unjoin(err) {
 			var te *task.Error
-			if asTaskError(e, &te) {
+			if errors.As(e, &te) {
 				problems = append(problems, [2]string{strings.TrimPrefix(te.Field, "params."), te.Msg})
 			} else {
 				problems = append(problems, [2]string{"", e.Error()})
@@ -203,9 +204,11 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 			if err != nil {
 				return err
 			}
-			if f.table, err = ParseSeedsCSV(data); err != nil {
+			rows, err := plot.ReadSeedsCSV(data)
+			if err != nil {
 				return fmt.Errorf("%s %s: %w", in.Task(), name, err)
 			}
+			f.table = rows
 			if f.svg, err = in.Read(stem + ".svg"); err != nil {
 				return err
 			}
@@ -268,8 +271,6 @@ func unjoin(err error) []error {
 	}
 	return []error{err}
 }
-
-func asTaskError(err error, te **task.Error) bool { return errors.As(err, te) }
 
 // ClaimStream is the stream a claim's bootstrap draws from: "claim/<id>"
 // of the report task's streams (so that pipeline audit can redraw it).
