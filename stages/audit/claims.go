@@ -9,7 +9,6 @@ import (
 	"zorepro/pipeline/provenance"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
-	"zorepro/stages/plot"
 	"zorepro/stages/report"
 )
 
@@ -89,11 +88,9 @@ func (a *Auditor) Claims(ref string, src *provenance.FigureSource) (*ClaimsRepor
 		if err != nil {
 			return nil, err
 		}
-		rows, err := plot.ReadSeedsCSV(sb)
-		if err != nil {
+		if tables[name], err = report.ParseSeedsCSV(sb); err != nil {
 			return nil, fmt.Errorf("%s-seeds.csv: %w", name, err)
 		}
-		tables[name] = report.Table(rows)
 	}
 	src0 := stream.New(0, pp.Task, nil) // the report task's streams: no seed, its path
 	for i, c := range claims {

@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"zorepro/stages/plot"
 )
 
 func rng() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
@@ -20,11 +18,11 @@ func table(t *testing.T, lines ...string) Table {
 	for _, l := range lines {
 		b.WriteString(strings.Join(strings.Fields(l), ",") + "\n")
 	}
-	rows, err := plot.ReadSeedsCSV([]byte(b.String()))
+	tb, err := ParseSeedsCSV([]byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Table(rows)
+	return tb
 }
 
 func TestPointAtLastCommonAndX(t *testing.T) {
@@ -128,11 +126,10 @@ func TestCrossoverAndOrder(t *testing.T) {
 	for _, l := range lines {
 		b.WriteString(strings.ReplaceAll(strings.Join(strings.Fields(l), ","), `""`, "") + "\n")
 	}
-	rows, err := plot.ReadSeedsCSV([]byte(b.String()))
+	tb, err := ParseSeedsCSV([]byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb := Table(rows)
 	r := Evaluate(Claim{Stat: StatCrossover, Curves: []string{"ars", "exact"}, Over: "x", Between: [2]float64{3, 4}}, tb, rng())
 	if r.Summary == nil || r.Summary.Value != 3 || r.Verdict != Holds {
 		t.Fatalf("crossover: %+v %+v %s %s", r.Summary, r.Findings, r.Verdict, r.Problem)

@@ -11,7 +11,6 @@ import (
 
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
-	"zorepro/stages/plot"
 )
 
 // Kind is the report stage kind: it takes the figures (plot tasks, slot
@@ -204,11 +203,9 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 			if err != nil {
 				return err
 			}
-			rows, err := plot.ReadSeedsCSV(data)
-			if err != nil {
+			if f.table, err = ParseSeedsCSV(data); err != nil {
 				return fmt.Errorf("%s %s: %w", in.Task(), name, err)
 			}
-			f.table = rows
 			if f.svg, err = in.Read(stem + ".svg"); err != nil {
 				return err
 			}
