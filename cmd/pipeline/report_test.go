@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"zorepro/pipeline/dag"
+	"zorepro/stages"
 )
 
 // The reproduction report, as a person sees it: the smoke profile's
@@ -98,7 +103,10 @@ func TestReportInChromium(t *testing.T) {
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + t.TempDir()}
 	run := func(args ...string) []byte {
 		t.Helper()
-		cmd := exec.Command(chromium, append(append(base, args...), url)...)
+		cmd := exec.Command(chromium, append(base, args...)...)
+		if !strings.HasPrefix(args[len(args)-1], "file://") {
+			cmd.Args = append(cmd.Args, url)
+		}
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		done := make(chan struct{})
@@ -129,6 +137,8 @@ func TestReportInChromium(t *testing.T) {
 	if n := strings.Count(dom, "<svg"); n < len(doc.Figures) {
 		t.Errorf("rendered DOM has %d svg elements, want at least %d", n, len(doc.Figures))
 	}
+	checkFiguresForAReader(t, root, page, run)
+
 	shot := filepath.Join(t.TempDir(), "report.png")
 	run("--screenshot="+shot, "--window-size=1200,2400")
 	f, err := os.Open(shot)
@@ -153,5 +163,134 @@ func TestReportInChromium(t *testing.T) {
 	}
 	if frac := float64(dark) / float64(total); frac < 0.01 {
 		t.Errorf("the screenshot is nearly blank: %.4f of its pixels are dark", frac)
+	}
+}
+
+// measureFigures, appended to a copy of the report (the report itself has
+// no script), writes into the DOM what a reader sees of each figure at
+// the page's width: the figure's rendered width, every text with its
+// rendered font size in CSS pixels (the SVG's font size times its scale
+// on the page).
+const measureFigures = `<script>
+const out = [];
+for (const sec of document.querySelectorAll('section[id^="fig-"]')) {
+  const svg = sec.querySelector('svg');
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const texts = [];
+  for (const t of svg.querySelectorAll('text')) {
+    if (t.textContent.trim() === '') continue;
+    texts.push({text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale});
+  }
+  out.push({id: sec.id.slice(4), width: svg.getBoundingClientRect().width, texts: texts});
+}
+const pre = document.createElement('pre');
+pre.id = 'measured';
+pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+</script>`
+
+// paperAxes are the axes of the paper's figures (spec §2.8, §3.9, §4.6,
+// §5.5; the online-regret figure is log-log because Theorem 1's rates are
+// its slopes): which are log-scaled, and the labels, with the unit where
+// the quantity has one.
+var paperAxes = map[string]struct {
+	logX, logY     bool
+	xLabel, yLabel string
+}{
+	"fig1-mnist":        {false, false, "Number of samples", "Test accuracy"},
+	"fig2-linreg":       {true, false, "Number of samples", "Test squared loss"},
+	"fig3a-swimmer":     {false, false, "Horizon H", "Mean Return"},
+	"fig3b-halfcheetah": {false, false, "Horizon H", "Mean Return"},
+	"fig3c-lqr":         {true, false, "Noise standard deviation c", "Number of samples (multiples of 10^4)"},
+	"olr-regret":        {true, true, "Rounds T", "Average regret"},
+}
+
+// checkFiguresForAReader checks the report's figures as a reader sees
+// them in Chromium at 1024 pixels wide: the axes the paper drew (log
+// scales where it used them, labels with units), each label on the page,
+// and every text at least 10 px (superscript exponents 7 px) where the
+// report shows it.
+func checkFiguresForAReader(t *testing.T, root string, page []byte, run func(...string) []byte) {
+	t.Helper()
+	plan, err := dag.Load(filepath.Join(root, "dag.yaml"), "smoke", stages.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]bool{}
+	for _, tk := range plan.Tasks {
+		name, ok := strings.CutPrefix(tk.Path, "plot/")
+		if !ok {
+			continue
+		}
+		declared[name] = true
+		want, ok := paperAxes[name]
+		if !ok {
+			t.Errorf("figure %s: not among the paper's figures this test knows", name)
+			continue
+		}
+		param := func(key string) any { v, _ := tk.Params.Peek(key); return v }
+		isTrue := func(key string) bool { b, _ := param(key).(bool); return b }
+		if isTrue("log_x") != want.logX || isTrue("log_y") != want.logY {
+			t.Errorf("figure %s: log_x %v, log_y %v; the paper's: %v, %v", name, param("log_x"), param("log_y"), want.logX, want.logY)
+		}
+		if param("x_label") != want.xLabel || param("y_label") != want.yLabel {
+			t.Errorf("figure %s: axes %q, %q; the paper's: %q, %q", name, param("x_label"), param("y_label"), want.xLabel, want.yLabel)
+		}
+	}
+	if len(declared) != len(paperAxes) {
+		t.Errorf("the smoke plan draws %d figures, the paper %d", len(declared), len(paperAxes))
+	}
+
+	copyPath := filepath.Join(t.TempDir(), "measure.html")
+	i := bytes.LastIndex(page, []byte("</body>"))
+	if i < 0 {
+		t.Fatal("report.html has no </body>")
+	}
+	measured := append(append(append([]byte{}, page[:i]...), measureFigures...), page[i:]...)
+	if err := os.WriteFile(copyPath, measured, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(run("--window-size=1024,768", "--dump-dom", "file://"+copyPath))
+	m := regexp.MustCompile(`(?s)<pre id="measured">(.*?)</pre>`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatal("the measuring script left nothing in the DOM")
+	}
+	var figs []struct {
+		ID    string
+		Width float64
+		Texts []struct {
+			Text string
+			Px   float64
+		}
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &figs); err != nil {
+		t.Fatal(err)
+	}
+	if len(figs) != len(paperAxes) {
+		t.Errorf("measured %d figures, want %d", len(figs), len(paperAxes))
+	}
+	for _, f := range figs {
+		want := paperAxes[f.ID]
+		seen := map[string]bool{}
+		smallest, smallestSup := math.Inf(1), math.Inf(1)
+		for k, tx := range f.Texts {
+			seen[tx.Text] = true
+			// A tick label 10^k is drawn as "10" and then the exponent
+			// as its own, smaller text.
+			if k > 0 && f.Texts[k-1].Text == "10" && tx.Px < f.Texts[k-1].Px {
+				smallestSup = math.Min(smallestSup, tx.Px)
+				continue
+			}
+			smallest = math.Min(smallest, tx.Px)
+		}
+		for _, l := range []string{want.xLabel, want.yLabel} {
+			if !seen[l] {
+				t.Errorf("figure %s: the rendered page lacks the axis label %q", f.ID, l)
+			}
+		}
+		t.Logf("figure %s: %.0f px wide, smallest text %.1f px, smallest exponent %.1f px", f.ID, f.Width, smallest, smallestSup)
+		if smallest < 10 || smallestSup < 7 { // +Inf: no exponent
+			t.Errorf("figure %s at 1024 px: smallest text %.1f px, exponent %.1f px (want at least 10 and 7)", f.ID, smallest, smallestSup)
+		}
 	}
 }

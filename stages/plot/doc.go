@@ -28,14 +28,18 @@
 // ranges default to the drawn data (lines and bands) padded by 4% of the
 // span on each side (in log space on a log axis); PanelSpec limits
 // override either end. An optional inset (Spec.Inset) redraws a panel's
-// curves with fixed limits in the upper-left corner of its data area, over
-// a white background (Fig. 3a/3b: H = 1..5, y in [0, 2]).
+// curves with fixed limits over a white background (Fig. 3a/3b: H = 1..5,
+// y in [0, 2]) in the corner of its data area that hides the least of the
+// panel's lines and bands (upper left, as in the paper, unless another
+// corner hides less).
 //
 // # Log axes and values that cannot be drawn
 //
 // A log axis has base-10 ticks: labelled decades (10^k) with minor ticks at
 // 2..9 x 10^k; 2 x 10^k and 5 x 10^k are labelled too when fewer than two
-// decades are in range. The rules for points:
+// decades are in range, and where even that labels fewer than three ticks,
+// the ticks are linear ones (0.04, 0.06, ...) on the log scale. The rules
+// for points:
 //
 //   - A grid point whose x is non-finite, or non-positive on a log-x axis,
 //     is dropped from the line and the band.

@@ -496,17 +496,140 @@ func (p panelData) draw(c draw.Canvas) {
 	if fh == 0 {
 		fh = DefaultInsetFraction
 	}
-	x0 := dc.Min.X + vg.Points(insetPad)
-	y1 := dc.Max.Y - vg.Points(insetPad)
-	ic := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
-		Min: vg.Point{X: x0, Y: y1 - vg.Length(fh)*(dc.Max.Y-dc.Min.Y)},
-		Max: vg.Point{X: x0 + vg.Length(fw)*(dc.Max.X-dc.Min.X), Y: y1},
-	}}
+	ic := draw.Canvas{Canvas: c.Canvas, Rectangle: insetRect(dc.Rectangle, fw, fh, p.occupancy(pl, dc))}
 	ip := newPlot(p.curves, s.LogX, s.LogY, floor, insetTickSize)
 	ip.X.Min, ip.X.Max = in.XMin, in.XMax
 	ip.Y.Min, ip.Y.Max = in.YMin, in.YMax
 	ip.Draw(ic)
 	drawFrame(ip.DataCanvas(ic))
+}
+
+// occupancyCells is the number of cells per side of the grid over a
+// panel's data area on which the drawn lines and bands are marked to place
+// its inset.
+const occupancyCells = 48
+
+// occupancy marks the cells of an occupancyCells² grid over the data area
+// dc (row 0 at the bottom) that a mean line or a band of the panel
+// touches, as drawn by pl: lines and band edges sampled at least twice per
+// cell, bands filled column by column between their edges. Points that
+// cannot be drawn are skipped as newPlot skips them.
+func (p panelData) occupancy(pl panelPlot, dc draw.Canvas) [][]bool {
+	const n = occupancyCells
+	grid := make([][]bool, n)
+	for i := range grid {
+		grid[i] = make([]bool, n)
+	}
+	w, h := dc.Max.X-dc.Min.X, dc.Max.Y-dc.Min.Y
+	if w <= 0 || h <= 0 {
+		return grid
+	}
+	trX, trY := pl.Transforms(&dc)
+	cell := func(x, y vg.Length) (int, int, bool) {
+		i := int(math.Floor(float64((x - dc.Min.X) / w * n)))
+		j := int(math.Floor(float64((y - dc.Min.Y) / h * n)))
+		return i, j, i >= 0 && i < n && j >= 0 && j < n
+	}
+	// steps samples a screen distance at least twice per cell.
+	steps := func(d vg.Length) int {
+		return 1 + int(math.Ceil(math.Abs(float64(d))/float64(min(w, h))*2*n))
+	}
+	mark := func(x, y vg.Length) {
+		if i, j, ok := cell(x, y); ok {
+			grid[j][i] = true
+		}
+	}
+	span := func(x, y0, y1 vg.Length) {
+		if y0 > y1 {
+			y0, y1 = y1, y0
+		}
+		y0, y1 = max(y0, dc.Min.Y), min(y1, dc.Max.Y-1e-9)
+		for y := y0; y <= y1; y += h / n {
+			mark(x, y)
+		}
+		mark(x, y1)
+	}
+	floor := p.logFloor()
+	s := p.spec
+	for _, sc := range p.curves {
+		c := sc.c
+		lineOK := func(i int) bool { return xOK(c.X[i], s.LogX) && finite(c.Mean[i]) && (!s.LogY || c.Mean[i] > 0) }
+		bandOK := func(i int) bool {
+			return xOK(c.X[i], s.LogX) && finite(c.Lo[i]) && finite(c.Hi[i]) && (!s.LogY || c.Hi[i] > 0)
+		}
+		lo := func(i int) float64 {
+			if s.LogY && c.Lo[i] <= 0 {
+				return floor
+			}
+			return c.Lo[i]
+		}
+		for i := range c.X {
+			if lineOK(i) {
+				mark(trX(c.X[i]), trY(c.Mean[i]))
+			}
+			if i+1 < len(c.X) && lineOK(i) && lineOK(i+1) {
+				x0, y0, x1, y1 := trX(c.X[i]), trY(c.Mean[i]), trX(c.X[i+1]), trY(c.Mean[i+1])
+				k := max(steps(x1-x0), steps(y1-y0))
+				for t := 0; t <= k; t++ {
+					f := vg.Length(t) / vg.Length(k)
+					mark(x0+f*(x1-x0), y0+f*(y1-y0))
+				}
+			}
+			if i+1 < len(c.X) && bandOK(i) && bandOK(i+1) {
+				x0, x1 := trX(c.X[i]), trX(c.X[i+1])
+				h0, h1, l0, l1 := trY(c.Hi[i]), trY(c.Hi[i+1]), trY(lo(i)), trY(lo(i+1))
+				k := steps(x1 - x0)
+				for t := 0; t <= k; t++ {
+					f := vg.Length(t) / vg.Length(k)
+					span(x0+f*(x1-x0), l0+f*(l1-l0), h0+f*(h1-h0))
+				}
+			}
+		}
+	}
+	return grid
+}
+
+// insetRect places an inset of fractions fw × fh of the data area da in
+// the corner, insetPad inside the frame, that covers the fewest occupied
+// cells of grid (see occupancy); ties go to the first of upper left (the
+// paper's place), upper right, lower left, lower right.
+func insetRect(da vg.Rectangle, fw, fh float64, grid [][]bool) vg.Rectangle {
+	pad := vg.Points(insetPad)
+	w, h := vg.Length(fw)*(da.Max.X-da.Min.X), vg.Length(fh)*(da.Max.Y-da.Min.Y)
+	left, right := da.Min.X+pad, da.Max.X-pad-w
+	top, bottom := da.Max.Y-pad-h, da.Min.Y+pad
+	var best vg.Rectangle
+	bestN := -1
+	for _, at := range []vg.Point{{X: left, Y: top}, {X: right, Y: top}, {X: left, Y: bottom}, {X: right, Y: bottom}} {
+		r := vg.Rectangle{Min: at, Max: vg.Point{X: at.X + w, Y: at.Y + h}}
+		if n := covered(da, r, grid); bestN < 0 || n < bestN {
+			best, bestN = r, n
+		}
+	}
+	return best
+}
+
+// covered counts the occupied cells of grid over da that r (the whole
+// inset, its tick labels included) overlaps.
+func covered(da, r vg.Rectangle, grid [][]bool) int {
+	n := len(grid)
+	if n == 0 {
+		return 0
+	}
+	w, h := da.Max.X-da.Min.X, da.Max.Y-da.Min.Y
+	i0 := max(0, int(math.Floor(float64((r.Min.X-da.Min.X)/w*vg.Length(n)))))
+	i1 := min(n-1, int(math.Floor(float64((r.Max.X-da.Min.X)/w*vg.Length(n)))))
+	j0 := max(0, int(math.Floor(float64((r.Min.Y-da.Min.Y)/h*vg.Length(n)))))
+	j1 := min(n-1, int(math.Floor(float64((r.Max.Y-da.Min.Y)/h*vg.Length(n)))))
+	count := 0
+	for j := j0; j <= j1; j++ {
+		for i := i0; i <= i1; i++ {
+			if grid[j][i] {
+				count++
+			}
+		}
+	}
+	return count
 }
 
 // logFloor is the smallest positive finite Mean, Lo or Hi of the panel's
@@ -708,7 +831,7 @@ func drawFrame(dc draw.Canvas) {
 // maxLogLabels decades are in range, only every s-th decade is labelled
 // (k divisible by s) and minor ticks are dropped. When fewer than two
 // decades are in range, 2 x 10^k and 5 x 10^k are labelled too; if that
-// still gives fewer than two labels, linear ticks are used
+// still gives fewer than three labels, linear ticks are used
 // (linearTicks, restricted to positive values). Every tick is inside [min, max].
 type logTicks struct{}
 
@@ -764,7 +887,7 @@ func (logTicks) Ticks(min, max float64) []gplot.Tick {
 				ticks = append(ticks, t)
 			}
 		}
-		if labels < 2 {
+		if labels < 3 {
 			ticks = ticks[:0]
 			for _, t := range (linearTicks{maxLabels: maxLinLabels}).Ticks(min, max) {
 				if t.Value > 0 && in(t.Value) {

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*_golden.{png,svg}")
@@ -314,6 +315,9 @@ func TestLogTicks(t *testing.T) {
 		{0.15, 3, "2×10^−1 5×10^−1 10^0 2×10^0"},
 		{1e-10, 1e10, "10^−9 10^−6 10^−3 10^0 10^3 10^6 10^9"},
 		{1.1, 1.9, "1.2 1.4 1.6 1.8"},
+		// Less than a decade with only two 1-2-5 marks in it (the quick
+		// profile's average regret at d = 10): read off linear ticks.
+		{0.035, 0.1, "0.04 0.06 0.08 0.10"},
 	} {
 		if got := strings.Join(labels(tc.min, tc.max), " "); got != tc.want {
 			t.Errorf("[%g, %g]: labels %q, want %q", tc.min, tc.max, got, tc.want)
@@ -345,6 +349,39 @@ func TestLinearTicks(t *testing.T) {
 		}
 		if g := strings.Join(got, " "); g != tc.want {
 			t.Errorf("[%g, %g] n=%d: labels %q, want %q", tc.min, tc.max, tc.n, g, tc.want)
+		}
+	}
+}
+
+// The inset goes where it hides the least: upper left as in the paper
+// when that corner is empty; another corner when a curve runs through the
+// upper left (the quick profile's HalfCheetah, whose returns at H = 1..7
+// sat behind the upper-left inset).
+func TestInsetAvoidsData(t *testing.T) {
+	da := vg.Rectangle{Max: vg.Point{X: 300, Y: 200}}
+	corner := func(xs, ys []float64) string {
+		c := Curve{X: xs, Mean: ys, Lo: ys, Hi: ys}
+		p := panelData{spec: PanelSpec{Key: "p"}, curves: []styledCurve{{c: c, style: CurveStyle{Key: "c", Color: red}}}}
+		pl := newPlot(p.curves, false, false, math.NaN(), 0)
+		pl.X.Min, pl.X.Max = axisRange(pl.xs, false, nil, nil)
+		pl.Y.Min, pl.Y.Max = axisRange(pl.ys, false, nil, nil)
+		dc := draw.Canvas{Rectangle: da}
+		r := insetRect(da, DefaultInsetFraction, DefaultInsetFraction, p.occupancy(pl, dc))
+		v := map[bool]string{true: "upper", false: "lower"}[r.Max.Y > da.Max.Y/2]
+		return v + map[bool]string{true: " left", false: " right"}[r.Min.X < da.Max.X/2]
+	}
+	for _, tc := range []struct {
+		name   string
+		xs, ys []float64
+		want   string
+	}{
+		{"rising, as Swimmer", []float64{1, 5, 10, 15}, []float64{0, 1, 5, 13}, "upper left"},
+		{"falling", []float64{1, 15}, []float64{10, 0}, "upper right"},
+		{"high then low, as the quick HalfCheetah", []float64{1, 3, 6, 10, 14, 15}, []float64{4, 4, 4, 0, -6, 3}, "lower left"},
+		{"everywhere but the lower right", []float64{1, 2, 8, 14, 15}, []float64{0, 10, 10, 10, 10}, "lower right"},
+	} {
+		if got := corner(tc.xs, tc.ys); got != tc.want {
+			t.Errorf("%s: inset at %s, want %s", tc.name, got, tc.want)
 		}
 	}
 }
