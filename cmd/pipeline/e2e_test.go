@@ -42,6 +42,9 @@ func buildTags(t testing.TB) string {
 	if _, err := os.Stat("/usr/include/mujoco/mujoco.h"); err != nil {
 		t.Skip("MuJoCo is not installed (make test installs libmujoco-dev); dag.yaml needs it")
 	}
+	if openblasTag {
+		return "mujoco openblas"
+	}
 	return "mujoco"
 }
 

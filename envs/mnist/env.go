@@ -69,6 +69,12 @@ func (Env) Load(data []byte) (*Instance, error) {
 	return in, nil
 }
 
+// NativeVersions implements task.Native: "blas <library>" of the matrix
+// products the network computes with (lenet.BLAS): OpenBLAS with its
+// version and CPU core in a build with the openblas tag, gonum's pure Go
+// otherwise. Their bits differ, so the two never share cached outputs.
+func (Env) NativeVersions() []string { return []string{"blas " + lenet.BLAS()} }
+
 // Metrics names Evaluate's value.
 func (Env) Metrics() []string { return []string{MetricAccuracy} }
 

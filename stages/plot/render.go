@@ -553,10 +553,8 @@ func (p panelData) occupancy(pl panelPlot, dc draw.Canvas) [][]bool {
 	s := p.spec
 	for _, sc := range p.curves {
 		c := sc.c
-		lineOK := func(i int) bool { return xOK(c.X[i], s.LogX) && finite(c.Mean[i]) && (!s.LogY || c.Mean[i] > 0) }
-		bandOK := func(i int) bool {
-			return xOK(c.X[i], s.LogX) && finite(c.Lo[i]) && finite(c.Hi[i]) && (!s.LogY || c.Hi[i] > 0)
-		}
+		lineOK := func(i int) bool { return meanDrawable(c, i, s.LogX, s.LogY) }
+		bandOK := func(i int) bool { return bandDrawable(c, i, s.LogX, s.LogY) }
 		lo := func(i int) float64 {
 			if s.LogY && c.Lo[i] <= 0 {
 				return floor
@@ -658,6 +656,19 @@ func (p panelData) logFloor() float64 {
 
 func xOK(x float64, log bool) bool { return finite(x) && (!log || x > 0) }
 
+// meanDrawable reports whether point i of c's mean line can be drawn on
+// the given scales (see the package doc).
+func meanDrawable(c Curve, i int, logX, logY bool) bool {
+	return xOK(c.X[i], logX) && finite(c.Mean[i]) && (!logY || c.Mean[i] > 0)
+}
+
+// bandDrawable reports whether point i of c's band can be drawn on the
+// given scales; a non-positive Lo on a log-y axis is raised to the
+// panel's floor, not dropped.
+func bandDrawable(c Curve, i int, logX, logY bool) bool {
+	return xOK(c.X[i], logX) && finite(c.Lo[i]) && finite(c.Hi[i]) && (!logY || c.Hi[i] > 0)
+}
+
 // panelPlot is a gonum plot with the coordinates it draws, from which the
 // automatic axis range is computed.
 type panelPlot struct {
@@ -690,9 +701,7 @@ func newPlot(curves []styledCurve, logX, logY bool, floor float64, tickSize vg.L
 	for _, sc := range curves {
 		c := sc.c
 		// Mean line: runs of consecutive drawable points.
-		lineOK := func(i int) bool {
-			return xOK(c.X[i], logX) && finite(c.Mean[i]) && (!logY || c.Mean[i] > 0)
-		}
+		lineOK := func(i int) bool { return meanDrawable(c, i, logX, logY) }
 		for _, r := range runs(len(c.X), lineOK) {
 			xys := make(plotter.XYs, 0, r[1]-r[0])
 			for i := r[0]; i < r[1]; i++ {
@@ -710,9 +719,7 @@ func newPlot(curves []styledCurve, logX, logY bool, floor float64, tickSize vg.L
 		}
 
 		// Band: runs of at least two consecutive drawable points.
-		bandOK := func(i int) bool {
-			return xOK(c.X[i], logX) && finite(c.Lo[i]) && finite(c.Hi[i]) && (!logY || c.Hi[i] > 0)
-		}
+		bandOK := func(i int) bool { return bandDrawable(c, i, logX, logY) }
 		for _, r := range runs(len(c.X), bandOK) {
 			if r[1]-r[0] < 2 {
 				continue

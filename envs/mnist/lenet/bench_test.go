@@ -16,13 +16,13 @@ import (
 //	             second of the whole pass
 //	gemm-share   fraction of the pass spent inside gemm (in situ, with the
 //	             real operands, whose zeros gonum's kernels skip)
-//	raw-GFLOP/s  gonum's Dgemm alone on the same sequence of shapes (same
+//	raw-GFLOP/s  the build's Dgemm alone on the same sequence of shapes (same
 //	             pieces, transposes and leading dimensions) with dense random
 //	             operands, measured right after the pass in the same run
 //	frac         e2e-GFLOP/s ÷ raw-GFLOP/s (target ≥ 0.5)
 //	ws-bytes     the Net's workspace bytes (WorkspaceBytes)
 //
-// Run: go test -run '^$' -bench Net -benchtime 3s ./envs/mnist/lenet
+// Run: go test [-tags openblas] -run '^$' -bench Net -benchtime 3s ./envs/mnist/lenet
 func BenchmarkNet(b *testing.B) {
 	b.Run("forward/eval/batch=64", func(b *testing.B) { benchNet(b, 64, Eval, false) })
 	b.Run("forward/train/batch=64", func(b *testing.B) { benchNet(b, 64, Train, false) })

@@ -1,6 +1,10 @@
 // Package lenet is the LeNet-style network of the MNIST experiment (spec
 // §2.2; d = 21,840) with its forward pass, backward pass and the losses of
-// SGD and REINFORCE, written over gonum's BLAS (im2col + Dgemm).
+// SGD and REINFORCE, written over a BLAS (im2col + Dgemm): OpenBLAS
+// through cgo in a build with the openblas tag (Debian's libopenblas-dev;
+// gemm_openblas.go), gonum's pure Go otherwise (gemm_gonum.go). BLAS names
+// the one in use; it enters every MNIST task's identity, because the two
+// differ in the last bits of their products.
 //
 // Parameters are one flat []float64 of NumParams values: conv1.weight,
 // conv1.bias, conv2.weight, conv2.bias, fc1.weight, fc1.bias, fc2.weight,
@@ -16,19 +20,32 @@
 // ARS, spec §2.1).
 //
 // Determinism: results depend only on the inputs (parameters, images, mode,
-// dropout stream), bit for bit on a given GOARCH. gemm calls gonum's Dgemm on
-// pieces small enough that it never spawns goroutines or cuts the inner
-// dimension, so results do not depend on GOMAXPROCS, and an image's logits
-// do not depend on the rest of its batch (a batch and its images one by one
-// give the same bits). All other loops run in fixed index order. Random draws
-// (Init, dropout, SampleAction) are documented on each function.
+// dropout stream), bit for bit for a given BLAS and GOARCH. With gonum,
+// gemm calls Dgemm on pieces small enough that it never spawns goroutines
+// or cuts the inner dimension, so results do not depend on GOMAXPROCS, and
+// an image's logits do not depend on the rest of its batch (a batch and its
+// images one by one give the same bits). OpenBLAS is set to one thread (the
+// pipeline parallelises across tasks and directions) and its kernels are
+// fixed per CPU core and shape, so its results do not depend on GOMAXPROCS
+// or on concurrent callers either; its CPU core is part of BLAS. It picks
+// kernels by shape, so there an image's logits depend on its batch's size
+// in the last bits; every caller fixes its batch sizes. All other loops run
+// in fixed index order. Random draws (Init, dropout, SampleAction) are
+// documented on each function.
+//
+// Why cgo directly rather than gonum's netlib binding: the binding is a
+// 2019 pseudo-version that needs CGO_LDFLAGS set by whoever builds, and the
+// network needs OpenBLAS's own entry points anyway (one thread, its
+// configuration and core for the identity); one cblas_dgemm declaration
+// next to those is less than the dependency.
 //
 // Performance: BenchmarkNet (bench_test.go) reports images per second on one
 // core for Forward and Forward+Backward at batch 64 (and batch 1 and 250),
-// with, in the same run, gonum's Dgemm alone on the same shapes, the share of
-// the pass spent in Dgemm and the workspace bytes:
+// with, in the same run, the build's Dgemm alone on the same shapes, the
+// share of the pass spent in Dgemm and the workspace bytes:
 //
 //	go test -run '^$' -bench Net -benchtime 3s ./envs/mnist/lenet
+//	go test -tags openblas -run '^$' -bench Net -benchtime 3s ./envs/mnist/lenet
 //
 // Dimension mismatches are programmer errors and panic.
 package lenet
