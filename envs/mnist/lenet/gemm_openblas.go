@@ -58,11 +58,16 @@ func dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda i
 	checkOperand("B", tB, k, n, ldb, len(b))
 	checkOperand("C", blas.NoTrans, m, n, ldc, len(c))
 	if k == 0 {
-		// C = β·C; OpenBLAS does this too, but a, b may be empty.
+		// C = β·C (β = 0 sets C to 0 without reading it, as BLAS does);
+		// a and b may be empty, so OpenBLAS is not called with them.
 		for i := range m {
 			row := c[i*ldc : i*ldc+n]
 			for j := range row {
-				row[j] *= beta
+				if beta == 0 {
+					row[j] = 0
+				} else {
+					row[j] *= beta
+				}
 			}
 		}
 		return
