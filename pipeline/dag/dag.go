@@ -936,17 +936,13 @@ func expand(c *collector, file, profile string, stages []*Stage, kinds map[strin
 			t.Path = strings.Join(append([]string{s.Name}, parts...), "/")
 			t.Params = task.NewParams(file, s.Name, vals, implicit...)
 			t.Runner = kind.Plan(t.Params)
-			if err := t.Params.Err(); err != nil {
-				for _, e := range unjoin(err) {
-					c.addErr(e)
-				}
+			for _, e := range t.Params.Problems() {
+				c.addErr(e)
 			}
 			if sp, ok := t.Runner.(task.Splitter); ok && withParts && t.Params.Err() == nil {
 				addParts(c, plan, t, sp.Parts())
-				if err := t.Params.Err(); err != nil { // problems found planning the parts
-					for _, e := range unjoin(err) {
-						c.addErr(e)
-					}
+				for _, e := range t.Params.Problems() { // problems found planning the parts
+					c.addErr(e)
 				}
 			}
 			t.Index = len(plan.Tasks)
@@ -995,17 +991,6 @@ func addParts(c *collector, plan *Plan, t *Task, parts []task.Part) {
 		plan.byPath[pt.Path] = pt
 		t.Parts = append(t.Parts, pt)
 	}
-}
-
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, unjoin(e)...)
-		}
-		return out
-	}
-	return []error{err}
 }
 
 func matches(t *Task, when map[string]string) bool {

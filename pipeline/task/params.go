@@ -61,13 +61,15 @@ func (p *Params) Errorf(field, format string, args ...any) {
 }
 
 // Err returns every problem found so far plus one per parameter that no
-// accessor consumed (an unknown parameter), or nil.
-func (p *Params) Err() error {
+// accessor consumed (an unknown parameter), joined, or nil.
+func (p *Params) Err() error { return errors.Join(p.Problems()...) }
+
+// Problems returns the problems Err joins, one by one (those of
+// sub-parameters in line): each a *Error naming its field.
+func (p *Params) Problems() []error {
 	errs := slices.Clone(p.errs)
 	for _, s := range p.subs {
-		if err := s.Err(); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, s.Problems()...)
 	}
 	var unknown []string
 	for k := range p.vals {
@@ -79,7 +81,7 @@ func (p *Params) Err() error {
 	for _, k := range unknown {
 		errs = append(errs, &Error{File: p.file, Stage: p.stage, Field: "params." + p.prefix + k, Msg: "unknown parameter"})
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // Resolved returns "name value" lines for every decoded parameter

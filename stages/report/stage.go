@@ -130,14 +130,12 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 	if c.ID != "" && !idRE.MatchString(c.ID) {
 		problems = append(problems, [2]string{"id", fmt.Sprintf("%q must match %s", c.ID, idRE)})
 	}
-	if err := cp.Err(); err != nil {
-		for _, e := range unjoin(err) {
-			var te *task.Error
-			if errors.As(e, &te) {
-				problems = append(problems, [2]string{strings.TrimPrefix(te.Field, "params."), te.Msg})
-			} else {
-				problems = append(problems, [2]string{"", e.Error()})
-			}
+	for _, e := range cp.Problems() {
+		var te *task.Error
+		if errors.As(e, &te) {
+			problems = append(problems, [2]string{strings.TrimPrefix(te.Field, "params."), te.Msg})
+		} else {
+			problems = append(problems, [2]string{"", e.Error()})
 		}
 	}
 	if len(problems) == 0 {
@@ -255,18 +253,6 @@ func (d *Document) countsText() string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-// unjoin flattens joined errors.
-func unjoin(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, unjoin(e)...)
-		}
-		return out
-	}
-	return []error{err}
 }
 
 // ClaimStream is the stream a claim's bootstrap draws from: "claim/<id>"
