@@ -496,7 +496,7 @@ func (p panelData) draw(c draw.Canvas) {
 	if fh == 0 {
 		fh = DefaultInsetFraction
 	}
-	ic := draw.Canvas{Canvas: c.Canvas, Rectangle: insetRect(dc.Rectangle, fw, fh, p.occupancy(pl, dc))}
+	ic := draw.Canvas{Canvas: c.Canvas, Rectangle: insetRect(dc.Rectangle, fw, fh, p.occupancy(pl, dc, floor))}
 	ip := newPlot(p.curves, s.LogX, s.LogY, floor, insetTickSize)
 	ip.X.Min, ip.X.Max = in.XMin, in.XMax
 	ip.Y.Min, ip.Y.Max = in.YMin, in.YMax
@@ -513,8 +513,9 @@ const occupancyCells = 48
 // dc (row 0 at the bottom) that a mean line or a band of the panel
 // touches, as drawn by pl: lines and band edges sampled at least twice per
 // cell, bands filled column by column between their edges. Points that
-// cannot be drawn are skipped as newPlot skips them.
-func (p panelData) occupancy(pl panelPlot, dc draw.Canvas) [][]bool {
+// cannot be drawn are skipped as newPlot skips them; floor is the panel's
+// logFloor.
+func (p panelData) occupancy(pl panelPlot, dc draw.Canvas, floor float64) [][]bool {
 	const n = occupancyCells
 	grid := make([][]bool, n)
 	for i := range grid {
@@ -549,7 +550,6 @@ func (p panelData) occupancy(pl panelPlot, dc draw.Canvas) [][]bool {
 		}
 		mark(x, y1)
 	}
-	floor := p.logFloor()
 	s := p.spec
 	for _, sc := range p.curves {
 		c := sc.c

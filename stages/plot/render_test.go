@@ -366,7 +366,7 @@ func TestInsetAvoidsData(t *testing.T) {
 		pl.X.Min, pl.X.Max = axisRange(pl.xs, false, nil, nil)
 		pl.Y.Min, pl.Y.Max = axisRange(pl.ys, false, nil, nil)
 		dc := draw.Canvas{Rectangle: da}
-		r := insetRect(da, DefaultInsetFraction, DefaultInsetFraction, p.occupancy(pl, dc))
+		r := insetRect(da, DefaultInsetFraction, DefaultInsetFraction, p.occupancy(pl, dc, math.NaN()))
 		v := map[bool]string{true: "upper", false: "lower"}[r.Max.Y > da.Max.Y/2]
 		return v + map[bool]string{true: " left", false: " right"}[r.Min.X < da.Max.X/2]
 	}
