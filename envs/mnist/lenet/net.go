@@ -96,7 +96,7 @@ type backward struct {
 	dP2 []float64 // 64×250: ∂L/∂(conv2 patches) of one image
 	dA1 []float64 // 1440
 	dC1 []float64 // 10×576
-	hit [c2Px]bool
+	hit [c2Px]uint8
 }
 
 // New returns a Net for batches of 1 to capacity images. It panics if
@@ -372,17 +372,33 @@ func im2col1(cols, img []float64) {
 
 // im2col2 lays out the 10×5×5 patches of the 10×12×12 map a as the 64×250
 // matrix p: p[(y·8+x)·250 + c·25 + ki·5 + kj] = a[c·144 + (y+ki)·12 + x+kj],
-// so that conv2 = W2 (20×250) · pᵀ.
+// so that conv2 = W2 (20×250) · pᵀ. Each row of a is read once, into
+// registers, and written into the eight patches that overlap it.
 func im2col2(p, a []float64) {
 	for y := 0; y < c2Sz; y++ {
-		for x := 0; x < c2Sz; x++ {
-			row := p[(y*c2Sz+x)*c2In : (y*c2Sz+x+1)*c2In]
-			for c := 0; c < c1Ch; c++ {
-				for ki := 0; ki < k5; ki++ {
-					src := a[c*p1Px+(y+ki)*p1Sz+x : c*p1Px+(y+ki)*p1Sz+x+k5]
-					dst := row[c*kk+ki*k5 : c*kk+ki*k5+k5]
-					dst[0], dst[1], dst[2], dst[3], dst[4] = src[0], src[1], src[2], src[3], src[4]
-				}
+		out := p[y*c2Sz*c2In : (y+1)*c2Sz*c2In]
+		for c := 0; c < c1Ch; c++ {
+			for ki := 0; ki < k5; ki++ {
+				src := (*[p1Sz]float64)(a[c*p1Px+(y+ki)*p1Sz:])
+				s0, s1, s2, s3, s4, s5 := src[0], src[1], src[2], src[3], src[4], src[5]
+				s6, s7, s8, s9, s10, s11 := src[6], src[7], src[8], src[9], src[10], src[11]
+				o := c*kk + ki*k5
+				d := (*[k5]float64)(out[o:])
+				d[0], d[1], d[2], d[3], d[4] = s0, s1, s2, s3, s4
+				d = (*[k5]float64)(out[o+c2In:])
+				d[0], d[1], d[2], d[3], d[4] = s1, s2, s3, s4, s5
+				d = (*[k5]float64)(out[o+2*c2In:])
+				d[0], d[1], d[2], d[3], d[4] = s2, s3, s4, s5, s6
+				d = (*[k5]float64)(out[o+3*c2In:])
+				d[0], d[1], d[2], d[3], d[4] = s3, s4, s5, s6, s7
+				d = (*[k5]float64)(out[o+4*c2In:])
+				d[0], d[1], d[2], d[3], d[4] = s4, s5, s6, s7, s8
+				d = (*[k5]float64)(out[o+5*c2In:])
+				d[0], d[1], d[2], d[3], d[4] = s5, s6, s7, s8, s9
+				d = (*[k5]float64)(out[o+6*c2In:])
+				d[0], d[1], d[2], d[3], d[4] = s6, s7, s8, s9, s10
+				d = (*[k5]float64)(out[o+7*c2In:])
+				d[0], d[1], d[2], d[3], d[4] = s7, s8, s9, s10, s11
 			}
 		}
 	}
@@ -390,13 +406,13 @@ func im2col2(p, a []float64) {
 
 // col2im2 is the adjoint of im2col2: it sets da to the sum, over the patch
 // rows of dp, of each patch element into its source position; rows with
-// hit[row] false are known to be zero and skipped (adding +0 to a sum that
+// hit[row] = 0 are known to be zero and skipped (adding +0 to a sum that
 // started at +0 changes no bits).
-func col2im2(da, dp []float64, hit []bool) {
+func col2im2(da, dp []float64, hit []uint8) {
 	clear(da)
 	for y := 0; y < c2Sz; y++ {
 		for x := 0; x < c2Sz; x++ {
-			if !hit[y*c2Sz+x] {
+			if hit[y*c2Sz+x] == 0 {
 				continue
 			}
 			row := dp[(y*c2Sz+x)*c2In : (y*c2Sz+x+1)*c2In]
@@ -490,25 +506,44 @@ func poolNaN(v0, v1, v2, v3 float64) (float64, uint8) {
 // unpool is the adjoint of poolReLU: for every pooled unit whose output a is
 // positive and whose gradient g = da is non-zero, it writes g at the unit's
 // argmax in dc (ch channels of side×side, which must be zero on entry), adds
-// g to gb[channel] (unit order), and marks the position in hit when hit is
-// not nil. Units with g = 0 are skipped, which changes no bits.
-func unpool(dc, gb, da, a []float64, arg []uint8, ch, side int, hit []bool) {
+// g to gb[channel] (unit order), and marks the position in hit (1) when hit
+// is not nil.
+//
+// Every other unit contributes +0 instead, without a branch (about half the
+// units are cut by the ReLU, at random, and a data-dependent branch would
+// mispredict on them): +0 written where dc already holds +0, +0 added to a
+// bias sum that starts at +0 and so is never −0 (a round-to-nearest sum is
+// −0 only if both addends are), and 0 or-ed into hit. The bits are those of
+// skipping the unit. A ReLU output is +0 or positive, never −0 or NaN, so
+// "positive" is "not all bits zero"; a zero gradient of either sign counts
+// as zero.
+func unpool(dc, gb, da, a []float64, arg []uint8, ch, side int, hit []uint8) {
 	half := side / 2
+	n := half * half
 	for k := 0; k < ch; k++ {
+		dk := dc[k*side*side : (k+1)*side*side]
+		ak, gk, argk := a[k*n:(k+1)*n], da[k*n:(k+1)*n], arg[k*n:(k+1)*n]
+		sum := gb[k]
 		for y := 0; y < half; y++ {
 			for x := 0; x < half; x++ {
-				u := k*half*half + y*half + x
-				g := da[u]
-				if g == 0 || !(a[u] > 0) {
-					continue
+				u := y*half + x
+				g := math.Float64bits(gk[u])
+				m := ^uint64(0)
+				if math.Float64bits(ak[u]) == 0 {
+					m = 0
 				}
-				pos := (2*y+int(arg[u]>>1))*side + 2*x + int(arg[u]&1)
-				dc[k*side*side+pos] = g
-				gb[k] += g
+				if g<<1 == 0 {
+					m = 0
+				}
+				v := math.Float64frombits(g & m)
+				pos := (2*y+int(argk[u]>>1))*side + 2*x + int(argk[u]&1)
+				dk[pos] = v
+				sum += v
 				if hit != nil {
-					hit[pos] = true
+					hit[pos] |= uint8(m & 1)
 				}
 			}
 		}
+		gb[k] = sum
 	}
 }

@@ -382,3 +382,91 @@ func TestFlattenOrder(t *testing.T) {
 		}
 	}
 }
+
+// unpool against its definition, written as the plain loop with the skip
+// as a branch: units whose output is +0 (cut by the ReLU) or whose gradient
+// is ±0 contribute nothing. The branch-free unpool must give the same bits
+// of dc, of the bias sums and of hit, on gradients with zeros of both signs
+// and outputs with many +0.
+func TestUnpoolMatchesDefinition(t *testing.T) {
+	rng := newRand(41)
+	negz := math.Copysign(0, -1)
+	for trial := range 50 {
+		const ch, side = 20, 8
+		n := ch * side / 2 * side / 2
+		a, da, arg := make([]float64, n), make([]float64, n), make([]uint8, n)
+		for u := range n {
+			if rng.IntN(2) == 0 {
+				a[u] = rng.Float64() * 3
+			}
+			switch rng.IntN(4) {
+			case 0:
+				da[u] = negz
+			case 1:
+				da[u] = 0
+			default:
+				da[u] = rng.NormFloat64()
+			}
+			arg[u] = uint8(rng.IntN(4))
+		}
+		gb := make([]float64, ch)
+		dc := make([]float64, ch*side*side)
+		hit := make([]uint8, side*side)
+		unpool(dc, gb, da, a, arg, ch, side, hit)
+
+		wantGb, wantDc, wantHit := make([]float64, ch), make([]float64, ch*side*side), make([]uint8, side*side)
+		half := side / 2
+		for k := range ch {
+			for y := range half {
+				for x := range half {
+					u := k*half*half + y*half + x
+					if da[u] == 0 || !(a[u] > 0) {
+						continue
+					}
+					pos := (2*y+int(arg[u]>>1))*side + 2*x + int(arg[u]&1)
+					wantDc[k*side*side+pos] = da[u]
+					wantGb[k] += da[u]
+					wantHit[pos] = 1
+				}
+			}
+		}
+		for i := range dc {
+			if math.Float64bits(dc[i]) != math.Float64bits(wantDc[i]) {
+				t.Fatalf("trial %d: dc[%d] = %v, want %v", trial, i, dc[i], wantDc[i])
+			}
+		}
+		for k := range gb {
+			if math.Float64bits(gb[k]) != math.Float64bits(wantGb[k]) {
+				t.Fatalf("trial %d: gb[%d] = %v, want %v", trial, k, gb[k], wantGb[k])
+			}
+		}
+		if !slices.Equal(hit, wantHit) {
+			t.Fatalf("trial %d: hit %v, want %v", trial, hit, wantHit)
+		}
+	}
+}
+
+// im2col2 against its formula p[(y·8+x)·250 + c·25 + ki·5 + kj] =
+// a[c·144 + (y+ki)·12 + x+kj], on a map whose every value is distinct.
+func TestIm2col2Formula(t *testing.T) {
+	a := make([]float64, a1Len)
+	for i := range a {
+		a[i] = float64(i) + 0.5
+	}
+	p := make([]float64, c2Px*c2In)
+	im2col2(p, a)
+	for y := range c2Sz {
+		for x := range c2Sz {
+			for c := range c1Ch {
+				for ki := range k5 {
+					for kj := range k5 {
+						got := p[(y*c2Sz+x)*c2In+c*kk+ki*k5+kj]
+						if want := a[c*p1Px+(y+ki)*p1Sz+x+kj]; got != want {
+							t.Fatalf("patch (%d,%d), tap (%d,%d,%d): %v, want %v", y, x, c, ki, kj, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
