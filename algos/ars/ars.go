@@ -159,7 +159,7 @@ func (a *ARS[Q]) Step(it int64) (algos.Stat, error) {
 	a.stats.Mean(a.mu)
 	a.stats.Std(a.s)
 	err := a.run(N, func(k int) error {
-		Direction(a.dirs[k], a.src.Rand("directions", uint64(it), uint64(k)))
+		Direction(a.dirs[k], a.src.PCG("directions", uint64(it), uint64(k)))
 		var err error
 		a.rPlus[k], a.rMinus[k], err = a.q.Rewards(k, a.theta, a.dirs[k], a.cfg.Nu, a.mu, a.s, a.src, it)
 		if err != nil {
@@ -185,14 +185,6 @@ func (a *ARS[Q]) Step(it int64) (algos.Stat, error) {
 		Samples: 2 * int64(N),
 		Metrics: []task.Metric{{Name: "train_reward", Value: sum / float64(2*N)}},
 	}, nil
-}
-
-// Direction fills dir with standard normals, rng.NormFloat64() in index
-// order.
-func Direction(dir []float64, rng *rand.Rand) {
-	for j := range dir {
-		dir[j] = rng.NormFloat64()
-	}
 }
 
 // Update adds coef·u to theta, where u (scratch of len(theta), overwritten)

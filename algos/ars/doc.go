@@ -13,7 +13,7 @@
 //
 //	examples                        N, one per direction, drawn by the problem ("batch"[it])
 //	μ, s := stats.Mean, stats.Std   BEFORE this iteration's pushes (iteration 1: μ = 0, s = 1)
-//	Δ_k ~ N(0, I_d)                 k = 0..N−1, rng.NormFloat64() in order from "directions"[it, k]
+//	Δ_k ~ N(0, I_d)                 k = 0..N−1, NormFloat64 in order from "directions"[it, k] (Direction)
 //	r±_k                            the problem's rewards of θ ± ν·Δ_k on example k standardized with μ, s
 //	stats.Push(x_0), ..., stats.Push(x_{N−1})        the raw features, in index order
 //	kept = Select(r+, r−, b)        top b by max(r+_k, r−_k), stable, ties to the lower index
