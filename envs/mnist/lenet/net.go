@@ -373,7 +373,9 @@ func im2col1(cols, img []float64) {
 // im2col2 lays out the 10×5×5 patches of the 10×12×12 map a as the 64×250
 // matrix p: p[(y·8+x)·250 + c·25 + ki·5 + kj] = a[c·144 + (y+ki)·12 + x+kj],
 // so that conv2 = W2 (20×250) · pᵀ. Each row of a is read once, into
-// registers, and written into the eight patches that overlap it.
+// registers, and written into the eight patches that overlap it (written
+// out: a loop over the patches with array copies makes the whole
+// forward+backward pass about 6% slower).
 func im2col2(p, a []float64) {
 	for y := 0; y < c2Sz; y++ {
 		out := p[y*c2Sz*c2In : (y+1)*c2Sz*c2In]
