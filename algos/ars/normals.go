@@ -12,7 +12,7 @@ import (
 // leaves pcg in the state those draws leave it in.
 //
 // A direction is as many normals as the problem has parameters (21,840 for
-// the MNIST network, 50 per query), and drawing them through math/rand/v2
+// the MNIST network, N = 50 directions per iteration), and drawing them through math/rand/v2
 // is about half of an MNIST iteration: every draw calls the generator
 // through the rand.Source interface and takes the sign of |j| with a
 // branch that mispredicts half the time. Direction runs the same generator
@@ -20,7 +20,8 @@ import (
 // ziggurat's fast path (Marsaglia & Tsang, 2000), taken by about 97% of
 // draws, inline, with the layer tables read from math/rand/v2 at start-up
 // (zigguratTables); every other draw is redone by math/rand/v2 itself from
-// the state before it, so the rare paths are math/rand/v2's own code.
+// the state before it, on this generator, so the rare paths are
+// math/rand/v2's own code.
 // TestDirectionMatchesMathRand compares the two over millions of draws,
 // the rare ones included.
 func Direction(dir []float64, pcg *rand.PCG) {
@@ -77,25 +78,33 @@ func dxsm(hi, lo uint64) uint64 {
 }
 
 // slowPath redoes a draw with math/rand/v2's NormFloat64 from a given
-// state, on a generator of its own.
+// state, over gen: the generator of rand.PCG (TestDirectionMatchesMathRand
+// checks that they agree), whose state it can read back directly.
 type slowPath struct {
-	pcg *rand.PCG
+	g   gen
 	rng *rand.Rand
-	buf [20]byte
 }
 
 func newSlowPath() *slowPath {
-	p := rand.NewPCG(0, 0)
-	return &slowPath{pcg: p, rng: rand.New(p)}
+	s := &slowPath{}
+	s.rng = rand.New(&s.g)
+	return s
 }
 
 // draw returns the normal math/rand/v2 draws from state (hi, lo) and the
 // state after it.
 func (s *slowPath) draw(hi, lo uint64) (float64, uint64, uint64) {
-	s.pcg.Seed(hi, lo)
+	s.g = gen{hi, lo}
 	x := s.rng.NormFloat64()
-	b, _ := s.pcg.AppendBinary(s.buf[:0]) // "pcg:" hi lo, big-endian
-	return x, binary.BigEndian.Uint64(b[4:]), binary.BigEndian.Uint64(b[12:])
+	return x, s.g.hi, s.g.lo
+}
+
+// gen is rand.PCG as a rand.Source with its state in the open.
+type gen struct{ hi, lo uint64 }
+
+func (g *gen) Uint64() uint64 {
+	g.hi, g.lo = pcgNext(g.hi, g.lo)
+	return dxsm(g.hi, g.lo)
 }
 
 // zig holds the ziggurat's fast-path tables: a draw in layer i with 32-bit
