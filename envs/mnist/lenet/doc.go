@@ -26,8 +26,11 @@
 // an image's logits do not depend on the rest of its batch (a batch and its
 // images one by one give the same bits). OpenBLAS is set to one thread (the
 // pipeline parallelises across tasks and directions) and its kernels are
-// fixed per CPU core and shape, so its results do not depend on GOMAXPROCS
-// or on concurrent callers either; its CPU core is part of BLAS. It picks
+// fixed per kernel core and shape, so its results do not depend on
+// GOMAXPROCS or on concurrent callers either. The core is pinned to
+// PinnedCore (Haswell) on every CPU with AVX2 and FMA3: OpenBLAS is opened
+// with dlopen after OPENBLAS_CORETYPE is set, so the same task gives the
+// same bits on any such machine; the core is part of BLAS. It picks
 // kernels by shape, so there an image's logits depend on its batch's size
 // in the last bits; every caller fixes its batch sizes. All other loops run
 // in fixed index order. Random draws (Init, dropout, SampleAction) are
@@ -36,8 +39,9 @@
 // Why cgo directly rather than gonum's netlib binding: the binding is a
 // 2019 pseudo-version that needs CGO_LDFLAGS set by whoever builds, and the
 // network needs OpenBLAS's own entry points anyway (one thread, its
-// configuration and core for the identity); one cblas_dgemm declaration
-// next to those is less than the dependency.
+// configuration and core for the identity, and a load it controls for the
+// pin); one cblas_dgemm declaration next to those is less than the
+// dependency.
 //
 // Performance: BenchmarkNet (bench_test.go) reports images per second on one
 // core for Forward and Forward+Backward at batch 64 (and batch 1 and 250),
