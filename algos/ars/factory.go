@@ -30,7 +30,7 @@ func (Factory[P, Q]) Decode(p *task.Params) Config {
 		Top:        int(p.Int("top", task.Required(), task.Min(1))),
 	}
 	if c.Top > c.Directions && c.Directions > 0 {
-		p.Errorf("top", "must be <= directions = %d, got %d", c.Directions, c.Top)
+		p.Conflictf("top", "must be <= directions = %d, got %d", c.Directions, c.Top)
 	}
 	return c
 }

@@ -22,6 +22,7 @@ import (
 	"zorepro/pipeline/provenance"
 	"zorepro/pipeline/store"
 	"zorepro/pipeline/task"
+	"zorepro/stages/tune"
 )
 
 // codeIdentity is replaced in tests that run without a build manifest.
@@ -170,6 +171,11 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 				runs++
 			}
 			fmt.Fprintf(stdout, "%-6s %s  (%s)\n", x.Do, x.Task, x.Reason)
+		}
+		for _, t := range eng.Plan.Tasks {
+			for _, l := range skipLines(skippedOf(t)) {
+				fmt.Fprintf(stdout, "%-6s %s  (%s)\n", "note", t.Path, l)
+			}
 		}
 		fmt.Fprintf(stdout, "%d of %d tasks would run\n\nestimate per stage (samples are upper bounds from the budgets; task time is one worker's, wall spreads it over %d workers):\n", runs, len(xs), c.Jobs)
 		var total time.Duration
@@ -387,7 +393,7 @@ func cmdDAG(c *Config, stdout io.Writer) (int, error) {
 			if t.Stage != s {
 				continue
 			}
-			dt := dagTask{Path: t.Path, Inputs: map[string][]string{}}
+			dt := dagTask{Path: t.Path, Inputs: map[string][]string{}, Skipped: skippedOf(t)}
 			for _, slot := range sortedSlotNames(t.Inputs) {
 				for _, up := range t.Inputs[slot] {
 					dt.Inputs[slot] = append(dt.Inputs[slot], up.Path)
@@ -408,6 +414,9 @@ func cmdDAG(c *Config, stdout io.Writer) (int, error) {
 				for _, up := range t.Inputs[slot] {
 					fmt.Fprintf(stdout, "      %s <- %s\n", slot, up)
 				}
+			}
+			for _, l := range skipLines(t.Skipped) {
+				fmt.Fprintf(stdout, "      %s\n", l)
 			}
 		}
 	}
@@ -430,8 +439,37 @@ type dagStage struct {
 }
 
 type dagTask struct {
-	Path   string              `json:"path"`
-	Inputs map[string][]string `json:"inputs"` // slot -> upstream task paths
+	Path    string              `json:"path"`
+	Inputs  map[string][]string `json:"inputs"`            // slot -> upstream task paths
+	Skipped []tune.Skip         `json:"skipped,omitempty"` // infeasible grid points a tune task leaves out
+}
+
+// skippedOf returns the grid points a tune task leaves out as infeasible.
+func skippedOf(t *dag.Task) []tune.Skip {
+	if s, ok := t.Runner.(interface{ Skipped() []tune.Skip }); ok {
+		return s.Skipped()
+	}
+	return nil
+}
+
+// skipLines summarises skipped grid points: one line per reason, with how
+// many points it leaves out and the first of them.
+func skipLines(skips []tune.Skip) []string {
+	var reasons []string
+	count := map[string]int{}
+	first := map[string]string{}
+	for _, s := range skips {
+		if count[s.Reason] == 0 {
+			reasons = append(reasons, s.Reason)
+			first[s.Reason] = s.Point
+		}
+		count[s.Reason]++
+	}
+	var out []string
+	for _, r := range reasons {
+		out = append(out, fmt.Sprintf("skips %d infeasible grid point(s), first %s: %s", count[r], first[r], r))
+	}
+	return out
 }
 
 func cmdWhy(c *Config, stdout io.Writer) (int, error) {

@@ -49,6 +49,11 @@ func (p *Params) Stage() string { return p.stage }
 // Error is one parameter problem.
 type Error struct {
 	File, Stage, Field, Msg string
+	// Conflict marks a problem of a combination of values that are each
+	// valid (e.g. top-b above the number of directions), recorded with
+	// Conflictf: an error like any other, except that a tuning grid skips
+	// the points where a conflict is the only problem.
+	Conflict bool
 }
 
 func (e *Error) Error() string {
@@ -58,6 +63,12 @@ func (e *Error) Error() string {
 // Errorf records a problem with a field (for cross-field rules).
 func (p *Params) Errorf(field, format string, args ...any) {
 	p.errs = append(p.errs, &Error{File: p.file, Stage: p.stage, Field: "params." + p.prefix + field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Conflictf records a conflict between fields whose values are each valid
+// (Error.Conflict), under the field named.
+func (p *Params) Conflictf(field, format string, args ...any) {
+	p.errs = append(p.errs, &Error{File: p.file, Stage: p.stage, Field: "params." + p.prefix + field, Msg: fmt.Sprintf(format, args...), Conflict: true})
 }
 
 // Err returns every problem found so far plus one per parameter that no

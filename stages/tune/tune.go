@@ -3,6 +3,7 @@ package tune
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,13 +30,13 @@ func (k *Kind) Version() int { return 2 }
 
 // Slots implements task.Kind.
 func (k *Kind) Slots() []task.Slot {
-	return []task.Slot{{Name: "data", Required: true, Many: true}}
+	return []task.Slot{{Name: "data", Required: true, Many: true}, {Name: "carry"}}
 }
 
 // ScoreSamples is the score name that ranks trials by the samples they used.
 const ScoreSamples = "samples"
 
-var own = []string{"env", "method", "algo", "budget", "strict_budget", "seeds", "grid", "score", "select", "reference", "budget_per"}
+var own = []string{"env", "method", "algo", "budget", "strict_budget", "seeds", "grid", "score", "select", "reference", "budget_per", "carry"}
 
 // point is one feasible grid point: its configuration and the choice it
 // makes (the JSON of its hyperparameters, as chosen.json records it).
@@ -89,6 +90,21 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 		r.axes = append(r.axes, h)
 		values = append(values, l)
 	}
+	// carry: hyperparameters taken from the choice of the tune task bound to
+	// the "carry" slot (e.g. a longer horizon tuning the step size only,
+	// with N and ν carried from a shorter one); the stage's own values of
+	// them serve when no task is bound.
+	if p.Has("carry") {
+		r.carry = p.Strings("carry", task.NonEmpty())
+		for _, k := range r.carry {
+			switch {
+			case !slices.Contains(tr.Hyper(), k):
+				p.Errorf("carry", "%q is not a hyperparameter of %s (%s)", k, p.Stage(), strings.Join(tr.Hyper(), ", "))
+			case slices.Contains(r.axes, k):
+				p.Errorf("carry", "%q is also a grid axis", k)
+			}
+		}
+	}
 	if ref != nil {
 		r.reference = map[string]any{}
 		for _, h := range tr.Hyper() {
@@ -96,8 +112,14 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 				r.reference[h] = v
 			}
 		}
+		r.checkReference(p, base, values)
 	}
-	// Problems at grid points, grouped by message: "<field>: <msg>" → points.
+	// Every grid point is decoded as the parameters it stands for. A value
+	// that the same parameter would reject is an error, reported once per
+	// problem with the axis it is on; the points whose only problems are
+	// conflicts between valid values (task.Error.Conflict, e.g. top-b above
+	// the number of directions) or whose configuration does not validate
+	// are infeasible: skipped, each with its reason (Skipped, skipped.csv).
 	var msgs []string
 	where := map[string][]string{}
 	for _, combo := range product(values) {
@@ -109,19 +131,23 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 		}
 		cp := task.NewParams(p.File(), p.Stage(), vals)
 		setup := tr.Decode(cp)
-		if err := cp.Err(); err != nil {
-			if setup.Validate() != nil {
-				continue
+		invalid, conflicts := classify(cp.Problems(), r.axes)
+		for _, m := range invalid {
+			if where[m] == nil {
+				msgs = append(msgs, m)
 			}
-			for _, m := range problems(err) {
-				if where[m] == nil {
-					msgs = append(msgs, m)
-				}
-				where[m] = append(where[m], describe(r.axes, at))
-			}
+			where[m] = append(where[m], describe(r.axes, at))
+		}
+		if len(invalid) > 0 {
 			continue
 		}
-		if setup.Validate() != nil {
+		if len(conflicts) == 0 {
+			if err := setup.Validate(); err != nil {
+				conflicts = []string{err.Error()}
+			}
+		}
+		if len(conflicts) > 0 {
+			r.skipped = append(r.skipped, Skip{Point: describe(r.axes, at), Reason: strings.Join(conflicts, "; "), raw: at})
 			continue
 		}
 		pt, err := newPoint(setup, r.axes)
@@ -133,15 +159,20 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 		r.points = append(r.points, pt)
 	}
 	for _, m := range msgs {
+		field, msg, _ := strings.Cut(m, "\x00")
 		pts := where[m]
 		more := ""
 		if len(pts) > 1 {
 			more = fmt.Sprintf(" (and %d more grid points)", len(pts)-1)
 		}
-		p.Errorf("grid", "at %s%s: %s", pts[0], more, m)
+		if strings.HasPrefix(field, "grid.") {
+			p.Errorf(field, "%s", msg) // the value is in the message; every point holding it has the problem
+			continue
+		}
+		p.Errorf(field, "%s (with the grid at %s%s)", msg, pts[0], more)
 	}
 	if len(r.points) == 0 && len(msgs) == 0 {
-		p.Errorf("grid", "has no feasible point")
+		p.Errorf("grid", "has no feasible point (%d skipped: %s)", len(r.skipped), r.skipped[0].Reason)
 	}
 	r.params, r.base = p, base
 	return r
@@ -149,7 +180,7 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 
 // trialKeys are the tune parameters a trial's identity keeps; the others
 // (grid, seeds, select, reference) are about the whole grid.
-var trialKeys = []string{"env", "method", "algo", "budget", "strict_budget", "budget_per", "score"}
+var trialKeys = []string{"env", "method", "algo", "budget", "strict_budget", "budget_per", "score", "carry"}
 
 // Parts implements task.Splitter: one trial per grid point and tuning
 // seed, point-major (the order scores are reduced in), with the trial's
@@ -177,6 +208,9 @@ func (r *runner) Parts() []task.Part {
 			tr, _ := r.kind.Trainers.Decode(tp)
 			budget := algos.DecodeBudget(tp, algos.Budget{}, true)
 			tp.String("score", task.Default(r.score))
+			if len(r.carry) > 0 {
+				tp.Strings("carry")
+			}
 			setup := tr.Decode(tp)
 			if err := tp.Err(); err != nil {
 				p.Errorf("grid", "trial at %s: %v", describe(r.axes, pt.vals), err)
@@ -185,7 +219,7 @@ func (r *runner) Parts() []task.Part {
 			parts = append(parts, task.Part{
 				Coords: append(slices.Clone(coords), task.Coord{Axis: "seed", Value: strconv.FormatInt(seed, 10)}),
 				Params: tp,
-				Runner: &trial{trainer: tr, setup: setup, budget: budget, scoreIdx: r.scoreIdx, point: pi, vals: pt.vals, seed: seed},
+				Runner: &trial{trainer: tr, setup: setup, budget: budget, scoreIdx: r.scoreIdx, point: pi, vals: pt.vals, seed: seed, carry: r.carry},
 			})
 		}
 	}
@@ -206,20 +240,50 @@ func newPoint(setup algos.Setup, axes []string) (point, error) {
 	return point{setup: setup, choice: choice, vals: vals}, nil
 }
 
-// problems flattens a joined parameter error into "field: message" texts.
-func problems(err error) []string {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []string
-		for _, e := range j.Unwrap() {
-			out = append(out, problems(e)...)
+// classify splits a grid point's parameter problems into invalid values
+// ("<field>\x00<message>", the field a grid axis's "grid.<axis>" when it is
+// one) and conflicts between valid values ("<field>: <message>").
+func classify(problems []error, axes []string) (invalid, conflicts []string) {
+	for _, err := range problems {
+		field, msg := "grid", err.Error()
+		var pe *task.Error
+		if errors.As(err, &pe) {
+			field, msg = strings.TrimPrefix(pe.Field, "params."), pe.Msg
+			if pe.Conflict {
+				conflicts = append(conflicts, field+": "+msg)
+				continue
+			}
+			if slices.Contains(axes, field) {
+				field = "grid." + field
+			}
 		}
-		return out
+		invalid = append(invalid, field+"\x00"+msg)
 	}
-	var pe *task.Error
-	if errors.As(err, &pe) {
-		return []string{pe.Field + ": " + pe.Msg}
+	return invalid, conflicts
+}
+
+// checkReference decodes the reference point as the parameters it stands
+// for (its values over the base and, on axes it leaves out, the grid's
+// first values) and reports each problem of a value it gives under
+// "reference.<field>".
+func (r *runner) checkReference(p *task.Params, base map[string]any, values [][]any) {
+	vals := maps.Clone(base)
+	for i, h := range r.axes {
+		vals[h] = values[i][0]
 	}
-	return []string{err.Error()}
+	maps.Copy(vals, r.reference)
+	cp := task.NewParams(p.File(), p.Stage(), vals)
+	r.trainer.Decode(cp)
+	for _, err := range cp.Problems() {
+		var pe *task.Error
+		if !errors.As(err, &pe) {
+			continue
+		}
+		field := strings.TrimPrefix(pe.Field, "params.")
+		if _, given := r.reference[field]; given {
+			p.Errorf("reference."+field, "%s", pe.Msg)
+		}
+	}
 }
 
 func product(values [][]any) [][]any {
@@ -266,12 +330,26 @@ type runner struct {
 	scoreIdx  int
 	axes      []string
 	points    []point
+	skipped   []Skip
 	reference map[string]any
+	carry     []string       // hyperparameters taken from the "carry" input's choice
 	params    *task.Params   // the stage's, for Parts
 	base      map[string]any // the parameters that are not the tune stage's own
 }
 
 var _ task.Splitter = (*runner)(nil)
+
+// Skip is an infeasible grid point the tune stage leaves out: the point
+// ("axis=value …", in grid loop order) and why.
+type Skip struct {
+	Point  string         `json:"point"`
+	Reason string         `json:"reason"`
+	raw    map[string]any // the point's values as the file gives them
+}
+
+// Skipped returns the grid points left out as infeasible, in grid order,
+// for the plan to show (`pipeline dag`, `run --dry-run`).
+func (r *runner) Skipped() []Skip { return r.skipped }
 
 func (r *runner) Components() []any { return r.trainer.Components() }
 
@@ -295,7 +373,11 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 			return fmt.Errorf("trial %s: %s: %w", in.Task(), scoreFile, err)
 		}
 	}
-	return r.publish(env, scores)
+	c, from, err := carried(env, r.carry)
+	if err != nil {
+		return err
+	}
+	return r.publish(env, scores, c, from)
 }
 
 // scoreFile is a trial's output.
@@ -319,6 +401,7 @@ type trial struct {
 	point    int
 	vals     map[string]any
 	seed     int64
+	carry    []string
 }
 
 func (t *trial) Components() []any { return t.trainer.Components() }
@@ -345,7 +428,15 @@ func (t *trial) Run(ctx context.Context, env task.Env) error {
 	// All grid points of one seed share the seed's streams: the tune
 	// task's (a part draws from its parent's), scope "seed=<s>".
 	tsrc := env.Streams().Sub("seed="+strconv.FormatInt(t.seed, 10), uint64(t.seed))
-	m, err := t.setup.New(inst, tsrc)
+	setup := t.setup
+	if c, _, err := carried(env, t.carry); err != nil {
+		return err
+	} else if c != nil {
+		if setup, err = setup.Tuned(c); err != nil {
+			return err
+		}
+	}
+	m, err := setup.New(inst, tsrc)
 	if err != nil {
 		return err
 	}
@@ -359,7 +450,7 @@ func (t *trial) Run(ctx context.Context, env task.Env) error {
 	last := traj.Points[len(traj.Points)-1]
 	score := float64(last.Samples)
 	if t.scoreIdx >= 0 {
-		vals, err := inst.Evaluate(last.Params, t.setup.Header(), tsrc.Rand("eval", uint64(last.Iteration)))
+		vals, err := inst.Evaluate(last.Params, setup.Header(), tsrc.Rand("eval", uint64(last.Iteration)))
 		if err != nil {
 			return err
 		}
@@ -370,12 +461,60 @@ func (t *trial) Run(ctx context.Context, env task.Env) error {
 	return env.Output(scoreFile, append(out, '\n'))
 }
 
+// carried returns the JSON object of the keys taken from the choice of the
+// tune task bound to the "carry" slot, and that task; nil when there are no
+// keys or no task is bound (the stage's own values then serve).
+func carried(env task.Env, keys []string) (json.RawMessage, string, error) {
+	ins := env.Inputs("carry")
+	if len(keys) == 0 || len(ins) == 0 {
+		return nil, "", nil
+	}
+	in := ins[0]
+	data, err := in.Read("chosen.json")
+	if err != nil {
+		return nil, "", err
+	}
+	var chosen struct {
+		Params map[string]json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(data, &chosen); err != nil {
+		return nil, "", fmt.Errorf("%s chosen.json: %w", in.Task(), err)
+	}
+	out := map[string]json.RawMessage{}
+	for _, k := range keys {
+		v, ok := chosen.Params[k]
+		if !ok {
+			return nil, "", fmt.Errorf("%s chosen.json: no %q to carry", in.Task(), k)
+		}
+		out[k] = v
+	}
+	b, err := json.Marshal(out) // keys sorted
+	return b, in.Task(), err
+}
+
 // jsonFloat keeps non-finite scores encodable.
 func jsonFloat(x float64) any {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return task.FormatFloat(x)
 	}
 	return x
+}
+
+// skippedTable is skipped.csv: one row per infeasible grid point, its
+// values and the reason.
+func (r *runner) skippedTable() []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(append(slices.Clone(r.axes), "reason"))
+	for _, sk := range r.skipped {
+		var row []string
+		for _, a := range r.axes {
+			row = append(row, text(sk.raw[a]))
+		}
+		w.Write(append(row, sk.Reason))
+	}
+	w.Flush()
+	return b.Bytes()
 }
 
 func better(sel string, a, b float64) bool {
@@ -391,7 +530,10 @@ func better(sel string, a, b float64) bool {
 	return a < b
 }
 
-func (r *runner) publish(env task.Env, scores []float64) error {
+// publish writes table.csv, skipped.csv (when points were infeasible) and
+// chosen.json: the best point's choice, with the carried hyperparameters
+// (carry, from the task from) laid under it.
+func (r *runner) publish(env task.Env, scores []float64, carry json.RawMessage, from string) error {
 	ns := len(r.seeds)
 	means := make([]float64, len(r.points))
 	best := -1
@@ -446,9 +588,31 @@ func (r *runner) publish(env task.Env, scores []float64) error {
 	if err := env.Output("table.csv", b.Bytes()); err != nil {
 		return err
 	}
+	if len(r.skipped) > 0 {
+		if err := env.Output("skipped.csv", r.skippedTable()); err != nil {
+			return err
+		}
+	}
+	params := r.points[best].choice
+	if carry != nil {
+		var merged map[string]json.RawMessage
+		if err := json.Unmarshal(carry, &merged); err != nil {
+			return err
+		}
+		if err := json.Unmarshal(params, &merged); err != nil {
+			return err
+		}
+		var err error
+		if params, err = json.Marshal(merged); err != nil {
+			return err
+		}
+	}
 	chosen := map[string]any{
-		"params": r.points[best].choice, "point": best, "score_name": r.score, "select": r.sel,
+		"params": params, "point": best, "score_name": r.score, "select": r.sel,
 		"score": jsonFloat(means[best]), "seeds": r.seeds,
+	}
+	if carry != nil {
+		chosen["carried"], chosen["carried_from"] = carry, from
 	}
 	if r.reference != nil {
 		chosen["reference"] = r.reference
@@ -466,5 +630,8 @@ func (r *runner) publish(env task.Env, scores []float64) error {
 		ref = describe(r.axes, r.reference)
 	}
 	env.Logf("chosen %s (mean %s %s); reference %s", describe(r.axes, r.points[best].vals), r.score, task.FormatFloat(means[best]), ref)
+	if carry != nil {
+		env.Logf("carried from %s: %s", from, carry)
+	}
 	return env.Output("chosen.json", append(data, '\n'))
 }

@@ -197,6 +197,31 @@ func TestSelectMinTiesToFirstGridPoint(t *testing.T) {
 	if out["table.csv"] != want {
 		t.Errorf("table.csv:\n%s\nwant\n%s", out["table.csv"], want)
 	}
+	// The points whose configuration does not validate (b = 3) are listed
+	// with the reason they were left out.
+	wantSkipped := `a,b,reason
+0.1,3,b = 3 > 2
+0.2,3,b = 3 > 2
+0.3,3,b = 3 > 2
+`
+	if out["skipped.csv"] != wantSkipped {
+		t.Errorf("skipped.csv:\n%s\nwant\n%s", out["skipped.csv"], wantSkipped)
+	}
+}
+
+// A grid whose every point is infeasible is an error that says why.
+func TestGridWithoutFeasiblePoint(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dag.yaml")
+	text := strings.Replace(strings.Replace(dagText, "SELECT", "select: min", 1), "b: [1, 2, 3]", "b: [3, 4]", 1)
+	text = strings.Replace(text, "reference: {a: 0.2, b: 2}", "", 1)
+	os.WriteFile(path, []byte(text), 0o644)
+	_, err := dag.Load(path, "", map[string]task.Kind{
+		"generate": &generate.Kind{Generators: map[string]algos.Generator{"table": table{}}},
+		"tune":     &tune.Kind{Trainers: algos.Trainers{"table": {"lookup": algos.Bind[string, cfg](table{}, lookup{})}}},
+	})
+	if err == nil || !strings.Contains(err.Error(), `params.grid: has no feasible point (6 skipped: b = 3 > 2)`) {
+		t.Fatalf("err = %v", err)
+	}
 }
 
 func TestSelectMaxOnAnotherMetric(t *testing.T) {
@@ -238,5 +263,95 @@ func TestGrowingTheGridRerunsOnlyNewTrials(t *testing.T) {
 	}
 	if want := append([]string{"gen/seed=1", "gen/seed=2"}, trials...); fmt.Sprint(res.Cached) != fmt.Sprint(want) {
 		t.Errorf("after adding a = 0.3, cached %v\nwant %v", res.Cached, want)
+	}
+}
+
+const carryDAG = `version: 1
+stages:
+  - name: gen
+    kind: generate
+    params: {env: table}
+    matrix: {seed: [1, 2]}
+  - name: first
+    kind: tune
+    inputs: {data: gen}
+    params:
+      env: table
+      method: lookup
+      budget: 1
+      seeds: [1, 2]
+      grid: {a: [0.1, 0.2, 0.3], b: [1, 2]}
+  - name: second
+    kind: tune
+    inputs: {data: gen, carry: first}
+    params:
+      env: table
+      method: lookup
+      budget: 1
+      seeds: [1, 2]
+      grid: {a: [0.1, 0.2, 0.3]}
+      b: 1
+      carry: [b]
+`
+
+// A tune stage can carry hyperparameters from another tune task's choice
+// and tune only the rest (the horizon sweep carries N and ν from H = 15 and
+// tunes the step size): its trials run with the carried values, and its
+// choice records them for the train stage. first chooses (a, b) = (0.1, 2);
+// second's trials then run at b = 2 (means 3.5, 4.5, 7.5: a = 0.1), where
+// its own b = 1 would have chosen a = 0.2 (means 5.5, 3.5, NaN).
+func TestCarriedHyperparameters(t *testing.T) {
+	dir := t.TempDir()
+	_, st, log := runDAG(t, dir, carryDAG)
+	defer log.Close()
+	states, _ := log.LastStates()
+	var chosen struct {
+		Params      map[string]float64 `json:"params"`
+		Carried     map[string]float64 `json:"carried"`
+		CarriedFrom string             `json:"carried_from"`
+		Score       float64            `json:"score"`
+	}
+	for _, s := range states {
+		if s.Task != "second" {
+			continue
+		}
+		id, _ := store.ParseID(s.Output)
+		manifest, err := st.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(manifest)), "\n")[1:] {
+			if f := strings.Fields(line); f[0] == "chosen.json" {
+				id, _ := store.ParseID(f[1])
+				b, _ := st.Get(id)
+				if err := json.Unmarshal(b, &chosen); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if chosen.Params["a"] != 0.1 || chosen.Params["b"] != 2 || chosen.Score != 3.5 {
+		t.Errorf("second chose %+v, want a = 0.1, b = 2 (carried), score 3.5", chosen)
+	}
+	if chosen.Carried["b"] != 2 || chosen.CarriedFrom != "first" {
+		t.Errorf("carried %v from %q, want b = 2 from first", chosen.Carried, chosen.CarriedFrom)
+	}
+}
+
+// A carried hyperparameter must be one the method has and not a grid axis.
+func TestCarryValidation(t *testing.T) {
+	for _, c := range []struct{ carry, want string }{
+		{"[a]", `params.carry: "a" is also a grid axis`},
+		{"[c]", `params.carry: "c" is not a hyperparameter of second (a, b)`},
+	} {
+		path := filepath.Join(t.TempDir(), "dag.yaml")
+		os.WriteFile(path, []byte(strings.Replace(carryDAG, "carry: [b]", "carry: "+c.carry, 1)), 0o644)
+		_, err := dag.Load(path, "", map[string]task.Kind{
+			"generate": &generate.Kind{Generators: map[string]algos.Generator{"table": table{}}},
+			"tune":     &tune.Kind{Trainers: algos.Trainers{"table": {"lookup": algos.Bind[string, cfg](table{}, lookup{})}}},
+		})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("carry %s: err = %v, want %q", c.carry, err, c.want)
+		}
 	}
 }
