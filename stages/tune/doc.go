@@ -18,8 +18,24 @@
 // streams): common random numbers, as the original code had by reseeding
 // per run, so grid points are compared on the same data.
 //
+// Grid values are decoded exactly as the parameters they stand for: a
+// value the parameter would reject is an error naming params.grid.<axis>
+// (a reference value likewise, params.reference.<field>). The only points
+// a tune task leaves out are infeasible combinations of valid values (a
+// problem the algorithm's Decode marks with task.Params.Conflictf, such as
+// ARS's top-b above its number of directions, or a configuration that
+// fails Validate); Skipped lists them with their reasons for the plan.
+//
+// Carrying: with the parameter "carry" (a list of hyperparameters) and a
+// tune task bound to the optional "carry" slot, every trial runs with that
+// task's choice of those hyperparameters instead of the stage's own
+// values, and the choice records them. The horizon sweep tunes α at long
+// horizons with N and ν carried from H = 15 this way.
+//
 // Outputs of the tune task: "table.csv" (every grid point's per-seed and
-// mean score, the chosen point and the reference point marked) and
-// "chosen.json" ({"params": {...}, "score": ..., "reference": {...}}),
-// which a train stage takes through its "hyper" slot.
+// mean score, the chosen point and the reference point marked),
+// "skipped.csv" (when points were infeasible: their values and reasons)
+// and "chosen.json" ({"params": {...}, "score": ..., "reference": {...},
+// "carried": {...}, "carried_from": task}), which a train stage takes
+// through its "hyper" slot.
 package tune
