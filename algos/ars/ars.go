@@ -1,9 +1,7 @@
 package ars
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -65,21 +63,14 @@ type Config struct {
 
 // Validate reports every invalid field at once, each as an ErrConfig error.
 func (c Config) Validate() error {
-	var errs []error
-	pos := func(name string, v float64) {
-		if !(v > 0) || math.IsInf(v, 0) {
-			errs = append(errs, fmt.Errorf("%w: %s = %v, want finite > 0", ErrConfig, name, v))
-		}
-	}
-	pos("Alpha", c.Alpha)
-	pos("Nu", c.Nu)
-	if c.Directions < 1 {
-		errs = append(errs, fmt.Errorf("%w: Directions = %d, want > 0", ErrConfig, c.Directions))
-	}
+	ch := algos.NewChecks(ErrConfig)
+	ch.Positive("Alpha", c.Alpha)
+	ch.Positive("Nu", c.Nu)
+	ch.Count("Directions", c.Directions)
 	if c.Top < 1 || c.Top > c.Directions {
-		errs = append(errs, fmt.Errorf("%w: Top = %d, want 0 < Top ≤ Directions = %d", ErrConfig, c.Top, c.Directions))
+		ch.Failf("Top = %d, want 0 < Top ≤ Directions = %d", c.Top, c.Directions)
 	}
-	return errors.Join(errs...)
+	return ch.Err()
 }
 
 // ARS is ARS V2-t's state on one problem. It implements algos.Method and

@@ -1,11 +1,9 @@
 package episodic
 
 import (
-	"errors"
-	"fmt"
-	"math"
 	"math/rand/v2"
 
+	"zorepro/algos"
 	"zorepro/pipeline/task"
 )
 
@@ -91,18 +89,11 @@ type Config struct {
 
 // Validate reports every invalid field at once, each as an ErrConfig error.
 func (c Config) Validate() error {
-	var errs []error
-	pos := func(name string, v float64) {
-		if !(v > 0) || math.IsInf(v, 0) {
-			errs = append(errs, fmt.Errorf("%w: %s = %v, want finite > 0", ErrConfig, name, v))
-		}
-	}
-	pos("Alpha", c.Alpha)
-	pos("Nu", c.Nu)
-	if c.Directions < 1 {
-		errs = append(errs, fmt.Errorf("%w: Directions = %d, want ≥ 1", ErrConfig, c.Directions))
-	}
-	return errors.Join(errs...)
+	ch := algos.NewChecks(ErrConfig)
+	ch.Positive("Alpha", c.Alpha)
+	ch.Positive("Nu", c.Nu)
+	ch.Count("Directions", c.Directions)
+	return ch.Err()
 }
 
 // Diagnostics reports whether iteration it asks the Converger for its

@@ -1,7 +1,6 @@
 package nreinforce
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -69,18 +68,11 @@ type Config struct {
 
 // Validate reports every invalid field at once.
 func (c Config) Validate() error {
-	var errs []error
-	pos := func(name string, v float64) {
-		if !(v > 0) || math.IsInf(v, 0) {
-			errs = append(errs, fmt.Errorf("%w: %s = %v, want finite > 0", ErrConfig, name, v))
-		}
-	}
-	pos("LR", c.LR)
-	pos("Beta", c.Beta)
-	if c.Batch < 1 {
-		errs = append(errs, fmt.Errorf("%w: Batch = %d, want > 0", ErrConfig, c.Batch))
-	}
-	return errors.Join(errs...)
+	ch := algos.NewChecks(ErrConfig)
+	ch.Positive("LR", c.LR)
+	ch.Positive("Beta", c.Beta)
+	ch.Count("Batch", c.Batch)
+	return ch.Err()
 }
 
 // Eps returns ε_t for iteration t ≥ 1: LR/√t, or LR when ConstantEps.

@@ -1,7 +1,6 @@
 package reinforce
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -67,20 +66,16 @@ type Config struct {
 
 // Validate reports every invalid field at once.
 func (c Config) Validate() error {
-	var errs []error
-	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
-		errs = append(errs, fmt.Errorf("%w: LR = %v, want finite > 0", ErrConfig, c.LR))
-	}
+	ch := algos.NewChecks(ErrConfig)
+	ch.Positive("LR", c.LR)
 	if !(c.Beta >= 0) || math.IsInf(c.Beta, 0) {
-		errs = append(errs, fmt.Errorf("%w: Beta = %v, want finite > 0 (or 0: none)", ErrConfig, c.Beta))
+		ch.Failf("Beta = %v, want finite > 0 (or 0: none)", c.Beta)
 	}
-	if c.Batch < 1 {
-		errs = append(errs, fmt.Errorf("%w: Batch = %d, want > 0", ErrConfig, c.Batch))
-	}
+	ch.Count("Batch", c.Batch)
 	if c.Optimizer != ESAdam && c.Optimizer != Adam {
-		errs = append(errs, fmt.Errorf("%w: Optimizer = %q, want %q or %q", ErrConfig, c.Optimizer, ESAdam, Adam))
+		ch.Failf("Optimizer = %q, want %q or %q", c.Optimizer, ESAdam, Adam)
 	}
-	return errors.Join(errs...)
+	return ch.Err()
 }
 
 // REINFORCE is the optimizer state on one problem. It implements

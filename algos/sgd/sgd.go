@@ -1,9 +1,7 @@
 package sgd
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -50,17 +48,13 @@ type Config struct {
 
 // Validate reports every invalid field at once, each as an ErrConfig error.
 func (c Config) Validate() error {
-	var errs []error
-	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
-		errs = append(errs, fmt.Errorf("%w: LR = %v, want finite > 0", ErrConfig, c.LR))
-	}
-	if c.Batch < 1 {
-		errs = append(errs, fmt.Errorf("%w: Batch = %d, want > 0", ErrConfig, c.Batch))
-	}
+	ch := algos.NewChecks(ErrConfig)
+	ch.Positive("LR", c.LR)
+	ch.Count("Batch", c.Batch)
 	if !(c.Momentum >= 0 && c.Momentum < 1) {
-		errs = append(errs, fmt.Errorf("%w: Momentum = %v, want 0 ≤ Momentum < 1", ErrConfig, c.Momentum))
+		ch.Failf("Momentum = %v, want 0 ≤ Momentum < 1", c.Momentum)
 	}
-	return errors.Join(errs...)
+	return ch.Err()
 }
 
 // SGD is the optimizer state on one problem. It implements algos.Method.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 	"zorepro/pipeline/trajectory"
@@ -30,13 +31,7 @@ func (Env) PlanGenerate(p *task.Params) func(src stream.Source) ([]byte, error) 
 }
 
 // Load decodes an instance.
-func (Env) Load(data []byte) (*Instance, error) {
-	in := new(Instance)
-	if err := in.UnmarshalBinary(data); err != nil {
-		return nil, err
-	}
-	return in, nil
-}
+func (Env) Load(data []byte) (*Instance, error) { return blob.Unmarshal[Instance](data) }
 
 // Metrics names Evaluate's values.
 func (Env) Metrics() []string { return []string{MetricTestLoss, MetricPopLoss} }

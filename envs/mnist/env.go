@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"zorepro/envs/mnist/lenet"
+	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 	"zorepro/pipeline/trajectory"
@@ -61,13 +62,7 @@ func (Env) PlanGenerate(p *task.Params) func(src stream.Source) ([]byte, error) 
 }
 
 // Load decodes an instance (see UnmarshalBinary).
-func (Env) Load(data []byte) (*Instance, error) {
-	in := new(Instance)
-	if err := in.UnmarshalBinary(data); err != nil {
-		return nil, err
-	}
-	return in, nil
-}
+func (Env) Load(data []byte) (*Instance, error) { return blob.Unmarshal[Instance](data) }
 
 // NativeVersions implements task.Native: "blas <library>" of the matrix
 // products the network computes with (lenet.BLAS): OpenBLAS with its

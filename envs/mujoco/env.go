@@ -223,13 +223,7 @@ func (Env) PlanGenerate(p *task.Params) func(src stream.Source) ([]byte, error) 
 }
 
 // Load decodes an instance (Instance.UnmarshalBinary).
-func (Env) Load(data []byte) (*Instance, error) {
-	in := new(Instance)
-	if err := in.UnmarshalBinary(data); err != nil {
-		return nil, err
-	}
-	return in, nil
-}
+func (Env) Load(data []byte) (*Instance, error) { return blob.Unmarshal[Instance](data) }
 
 // Metrics names Evaluate's value: MetricReturn.
 func (Env) Metrics() []string { return []string{MetricReturn} }

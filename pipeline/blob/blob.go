@@ -204,3 +204,16 @@ func (d *Decoder) String() string {
 	n := d.Count(1)
 	return string(d.take(n))
 }
+
+// Unmarshal decodes data into a new T with T's UnmarshalBinary: the Load
+// of every environment, whose instances decode themselves.
+func Unmarshal[T any, PT interface {
+	*T
+	UnmarshalBinary(data []byte) error
+}](data []byte) (PT, error) {
+	v := PT(new(T))
+	if err := v.UnmarshalBinary(data); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

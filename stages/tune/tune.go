@@ -75,9 +75,27 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 			base[key] = v
 		}
 	}
-	// The grid's axes, in the method's loop order.
+	values := r.decodeAxes(p, grid)
+	r.decodeCarry(p)
+	if ref != nil {
+		r.reference = map[string]any{}
+		for _, h := range tr.Hyper() {
+			if v, ok := ref.Raw(h); ok {
+				r.reference[h] = v
+			}
+		}
+		r.checkReference(p, base, values)
+	}
+	r.enumerate(p, base, values)
+	r.params, r.base = p, base
+	return r
+}
+
+// decodeAxes reads the grid's axes, in the method's loop order, and
+// returns each axis's values as the file gives them.
+func (r *runner) decodeAxes(p, grid *task.Params) [][]any {
 	var values [][]any
-	for _, h := range tr.Hyper() {
+	for _, h := range r.trainer.Hyper() {
 		v, ok := grid.Raw(h)
 		if !ok {
 			continue
@@ -90,36 +108,36 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 		r.axes = append(r.axes, h)
 		values = append(values, l)
 	}
-	// carry: hyperparameters taken from the choice of the tune task bound to
-	// the "carry" slot (e.g. a longer horizon tuning the step size only,
-	// with N and ν carried from a shorter one); the stage's own values of
-	// them serve when no task is bound.
-	if p.Has("carry") {
-		r.carry = p.Strings("carry", task.NonEmpty())
-		for _, k := range r.carry {
-			switch {
-			case !slices.Contains(tr.Hyper(), k):
-				p.Errorf("carry", "%q is not a hyperparameter of %s (%s)", k, p.Stage(), strings.Join(tr.Hyper(), ", "))
-			case slices.Contains(r.axes, k):
-				p.Errorf("carry", "%q is also a grid axis", k)
-			}
+	return values
+}
+
+// decodeCarry reads "carry": hyperparameters taken from the choice of the
+// tune task bound to the "carry" slot (e.g. a longer horizon tuning the
+// step size only, with N and ν carried from a shorter one); the stage's
+// own values of them serve when no task is bound.
+func (r *runner) decodeCarry(p *task.Params) {
+	if !p.Has("carry") {
+		return
+	}
+	hyper := r.trainer.Hyper()
+	r.carry = p.Strings("carry", task.NonEmpty())
+	for _, k := range r.carry {
+		switch {
+		case !slices.Contains(hyper, k):
+			p.Errorf("carry", "%q is not a hyperparameter of %s (%s)", k, p.Stage(), strings.Join(hyper, ", "))
+		case slices.Contains(r.axes, k):
+			p.Errorf("carry", "%q is also a grid axis", k)
 		}
 	}
-	if ref != nil {
-		r.reference = map[string]any{}
-		for _, h := range tr.Hyper() {
-			if v, ok := ref.Raw(h); ok {
-				r.reference[h] = v
-			}
-		}
-		r.checkReference(p, base, values)
-	}
-	// Every grid point is decoded as the parameters it stands for. A value
-	// that the same parameter would reject is an error, reported once per
-	// problem with the axis it is on; the points whose only problems are
-	// conflicts between valid values (task.Error.Conflict, e.g. top-b above
-	// the number of directions) or whose configuration does not validate
-	// are infeasible: skipped, each with its reason (Skipped, skipped.csv).
+}
+
+// enumerate decodes every grid point as the parameters it stands for. A
+// value that the same parameter would reject is an error, reported once
+// per problem with the axis it is on; the points whose only problems are
+// conflicts between valid values (task.Error.Conflict, e.g. top-b above
+// the number of directions) or whose configuration does not validate are
+// infeasible: skipped, each with its reason (Skipped, skipped.csv).
+func (r *runner) enumerate(p *task.Params, base map[string]any, values [][]any) {
 	var msgs []string
 	where := map[string][]string{}
 	for _, combo := range product(values) {
@@ -130,7 +148,7 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 			at[h] = combo[i]
 		}
 		cp := task.NewParams(p.File(), p.Stage(), vals)
-		setup := tr.Decode(cp)
+		setup := r.trainer.Decode(cp)
 		invalid, conflicts := classify(cp.Problems(), r.axes)
 		for _, m := range invalid {
 			if where[m] == nil {
@@ -171,11 +189,9 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 		}
 		p.Errorf(field, "%s (with the grid at %s%s)", msg, pts[0], more)
 	}
-	if len(r.points) == 0 && len(msgs) == 0 {
+	if len(r.points) == 0 && len(r.skipped) > 0 && len(msgs) == 0 {
 		p.Errorf("grid", "has no feasible point (%d skipped: %s)", len(r.skipped), r.skipped[0].Reason)
 	}
-	r.params, r.base = p, base
-	return r
 }
 
 // trialKeys are the tune parameters a trial's identity keeps; the others
@@ -534,10 +550,37 @@ func better(sel string, a, b float64) bool {
 // chosen.json: the best point's choice, with the carried hyperparameters
 // (carry, from the task from) laid under it.
 func (r *runner) publish(env task.Env, scores []float64, carry json.RawMessage, from string) error {
+	means, best, refIdx := r.selectPoint(scores)
+	if err := env.Output("table.csv", r.table(scores, means, best, refIdx)); err != nil {
+		return err
+	}
+	if len(r.skipped) > 0 {
+		if err := env.Output("skipped.csv", r.skippedTable()); err != nil {
+			return err
+		}
+	}
+	data, err := r.chosen(means, best, refIdx, carry, from)
+	if err != nil {
+		return err
+	}
+	ref := "none given"
+	if r.reference != nil {
+		ref = describe(r.axes, r.reference)
+	}
+	env.Logf("chosen %s (mean %s %s); reference %s", describe(r.axes, r.points[best].vals), r.score, task.FormatFloat(means[best]), ref)
+	if carry != nil {
+		env.Logf("carried from %s: %s", from, carry)
+	}
+	return env.Output("chosen.json", data)
+}
+
+// selectPoint averages each point's scores over the seeds (in seed order)
+// and returns the means, the best point (ties to the first) and the
+// reference point (-1 when none is on the grid).
+func (r *runner) selectPoint(scores []float64) (means []float64, best, refIdx int) {
 	ns := len(r.seeds)
-	means := make([]float64, len(r.points))
-	best := -1
-	refIdx := -1
+	means = make([]float64, len(r.points))
+	best, refIdx = -1, -1
 	for pi, pt := range r.points {
 		sum := 0.0
 		for si := 0; si < ns; si++ {
@@ -559,6 +602,13 @@ func (r *runner) publish(env task.Env, scores []float64, carry json.RawMessage, 
 			}
 		}
 	}
+	return means, best, refIdx
+}
+
+// table is table.csv: every point's values, mean and per-seed scores, the
+// chosen and the reference point marked.
+func (r *runner) table(scores, means []float64, best, refIdx int) []byte {
+	ns := len(r.seeds)
 	var b bytes.Buffer
 	head := append([]string{"point"}, r.axes...)
 	head = append(head, "mean_"+r.score)
@@ -567,6 +617,12 @@ func (r *runner) publish(env task.Env, scores []float64, carry json.RawMessage, 
 	}
 	head = append(head, "chosen", "reference")
 	b.WriteString(strings.Join(head, ",") + "\n")
+	mark := func(ok bool) string {
+		if ok {
+			return "yes"
+		}
+		return ""
+	}
 	for pi, pt := range r.points {
 		row := []string{strconv.Itoa(pi)}
 		for _, a := range r.axes {
@@ -576,35 +632,27 @@ func (r *runner) publish(env task.Env, scores []float64, carry json.RawMessage, 
 		for si := 0; si < ns; si++ {
 			row = append(row, task.FormatFloat(scores[pi*ns+si]))
 		}
-		mark := func(ok bool) string {
-			if ok {
-				return "yes"
-			}
-			return ""
-		}
 		row = append(row, mark(pi == best), mark(pi == refIdx))
 		b.WriteString(strings.Join(row, ",") + "\n")
 	}
-	if err := env.Output("table.csv", b.Bytes()); err != nil {
-		return err
-	}
-	if len(r.skipped) > 0 {
-		if err := env.Output("skipped.csv", r.skippedTable()); err != nil {
-			return err
-		}
-	}
+	return b.Bytes()
+}
+
+// chosen is chosen.json: the best point's choice with the carried
+// hyperparameters laid under it, its score, and the reference's.
+func (r *runner) chosen(means []float64, best, refIdx int, carry json.RawMessage, from string) ([]byte, error) {
 	params := r.points[best].choice
 	if carry != nil {
 		var merged map[string]json.RawMessage
 		if err := json.Unmarshal(carry, &merged); err != nil {
-			return err
+			return nil, err
 		}
 		if err := json.Unmarshal(params, &merged); err != nil {
-			return err
+			return nil, err
 		}
 		var err error
 		if params, err = json.Marshal(merged); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	chosen := map[string]any{
@@ -622,16 +670,5 @@ func (r *runner) publish(env task.Env, scores []float64, carry json.RawMessage, 
 		}
 	}
 	data, err := json.MarshalIndent(chosen, "", "  ")
-	if err != nil {
-		return err
-	}
-	ref := "none given"
-	if r.reference != nil {
-		ref = describe(r.axes, r.reference)
-	}
-	env.Logf("chosen %s (mean %s %s); reference %s", describe(r.axes, r.points[best].vals), r.score, task.FormatFloat(means[best]), ref)
-	if carry != nil {
-		env.Logf("carried from %s: %s", from, carry)
-	}
-	return env.Output("chosen.json", append(data, '\n'))
+	return append(data, '\n'), err
 }
