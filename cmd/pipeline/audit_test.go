@@ -281,3 +281,53 @@ func tamper(t *testing.T, path, task string, samples int64) {
 		t.Fatal(err)
 	}
 }
+
+// Every command that reads a recorded output checks all of it first and
+// names a damaged entry, exiting 1 (issue 27: audit of a figure whose own
+// PNG entry was corrupt said "640 of 640 plotted points equal", replay
+// said "output identical" against a corrupt recorded output, audit --x
+// left out the trajectory check, each exiting 0).
+func TestDamagedOutputsAreNamedByEveryReader(t *testing.T) {
+	bin, root, dir, common := smokeStore(t)
+	st, err := store.Open(filepath.Join(dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect := func(what string, args []string, want ...string) {
+		t.Helper()
+		out, code := cli(t, bin, root, withFlags(args, common...)...)
+		if code != 1 {
+			t.Errorf("%s: exit %d, want 1\n%s", what, code, out)
+		}
+		for _, w := range append(want, "recorded output damaged") {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: output lacks %q\n%s", what, w, out)
+			}
+		}
+	}
+
+	// The figure's own PNG entry, while the exported file is intact.
+	restore := corruptEntry(t, bin, root, st, "plot/fig3c-lqr", "fig3c-lqr.png", common)
+	expect("audit of a figure whose stored PNG is corrupt", []string{"audit", "fig3c-lqr.png"}, "fig3c-lqr.png of plot/fig3c-lqr", "corrupt entry")
+	expect("audit of the same figure's SVG", []string{"audit", "fig3c-lqr.svg"}, "fig3c-lqr.png of plot/fig3c-lqr")
+	expect("show of another file of that output", []string{"show", "plot/fig3c-lqr", "fig3c-lqr.csv"}, "fig3c-lqr.png of plot/fig3c-lqr")
+	restore()
+
+	// The recorded output a replay compares with.
+	task := "evaluate/linreg/d=10/method=ars/seed=5488"
+	restore = corruptEntry(t, bin, root, st, task, "curve.csv", common)
+	expect("replay against a corrupt recorded output", []string{"replay", task}, "curve.csv of "+task)
+	restore()
+
+	// The trajectory behind an audited point.
+	train := "train/linreg/d=10/method=ars/seed=5488"
+	restore = corruptEntry(t, bin, root, st, train, "trajectory", common)
+	expect("audit --x of a point whose trajectory is corrupt",
+		[]string{"audit", "fig2-linreg.svg", "--panel", "10", "--curve", "ars", "--x", "5000"}, "trajectory of "+train)
+	restore()
+
+	// Restored, every reader is content again.
+	if out, code := cli(t, bin, root, withFlags([]string{"audit", "fig3c-lqr.png"}, common...)...); code != 0 {
+		t.Fatalf("audit after the restore: exit %d\n%s", code, out)
+	}
+}

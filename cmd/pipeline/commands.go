@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"zorepro/pipeline"
 	"zorepro/pipeline/codeid"
@@ -422,6 +424,19 @@ func cmdDAG(c *Config, stdout io.Writer) (int, error) {
 	}
 	fmt.Fprintf(stdout, "%d tasks in %d stages (profile %s)\n", doc.Tasks, len(doc.Stages), doc.Profile)
 	return exitOK, nil
+}
+
+// showFileDoc is what show TASK FILE --json prints: the file's bytes as
+// text when they are UTF-8, in base64 otherwise.
+type showFileDoc struct {
+	Profile string `json:"profile"`
+	Task    string `json:"task"`
+	Output  string `json:"output"`
+	File    string `json:"file"`
+	ID      string `json:"id"`
+	Bytes   int    `json:"bytes"`
+	Text    string `json:"text,omitempty"`
+	Base64  string `json:"base64,omitempty"`
 }
 
 // dagDoc is what dag --json prints.
@@ -839,9 +854,21 @@ func cmdShow(c *Config, stdout io.Writer) (int, error) {
 		if !ok {
 			return exitInvalid, fmt.Errorf("%s: output %s has no file %q; its files are %s", p.Task, p.Output, c.Args[1], strings.Join(names, ", "))
 		}
-		b, err := eng.Store.Get(id)
+		b, err := rec.ReadOutput(p.Task, p.Output, c.Args[1])
 		if err != nil {
-			return exitFailed, fmt.Errorf("%s: %s is %s in the store: %w", p.Task, c.Args[1], problem(err), err)
+			return exitFailed, err
+		}
+		if c.JSON {
+			doc := showFileDoc{Profile: c.Profile, Task: p.Task, Output: p.Output, File: c.Args[1], ID: id.String(), Bytes: len(b)}
+			if utf8.Valid(b) {
+				doc.Text = string(b)
+			} else {
+				doc.Base64 = base64.StdEncoding.EncodeToString(b)
+			}
+			if err := json.NewEncoder(stdout).Encode(doc); err != nil {
+				return exitFailed, err
+			}
+			return exitOK, nil
 		}
 		if _, err := stdout.Write(b); err != nil {
 			return exitFailed, err

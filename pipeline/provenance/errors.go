@@ -15,6 +15,11 @@ var (
 	// (code, parameters, platform) differs from the recorded run's, so a
 	// re-execution would not be the same action.
 	ErrIdentityChanged = errors.New("provenance: identity changed since the recorded run")
+	// ErrDamaged is returned by every reader of a recorded output (Checked,
+	// ReadOutput, FindFigure, Replay) when its manifest or one of its
+	// entries is missing or corrupt in the store; the error names the
+	// entry and also wraps store.ErrCorrupt or store.ErrNotFound.
+	ErrDamaged = errors.New("provenance: recorded output damaged")
 )
 
 // notRecorded is an ErrNotRecorded with its own message.

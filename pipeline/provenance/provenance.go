@@ -184,9 +184,28 @@ func (p *Production) Iterations(log *events.Log) ([]task.Iter, error) {
 	return out, nil
 }
 
-// OutputEntries returns the named entries of a recorded output manifest.
-func (r *Record) OutputEntries(output string) (map[string]store.ID, error) {
-	es, err := r.eng.Outputs(output)
+// Checked returns the entries of task's recorded output after checking
+// that its manifest and every entry it names are present and intact in the
+// store: the one check every command makes before it reads or trusts a
+// recorded output (audit, replay, show, verify). The error wraps
+// ErrDamaged and names the entry and the task.
+func (r *Record) Checked(task, output string) ([]pipeline.OutputEntry, error) {
+	es, err := r.eng.Manifest(output)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the output manifest %s of %s: %w", ErrDamaged, output, task, err)
+	}
+	for _, en := range es {
+		if err := r.eng.Store.Check(en.ID); err != nil {
+			return nil, fmt.Errorf("%w: %s of %s (output %s): %w", ErrDamaged, en.Name, task, output, err)
+		}
+	}
+	return es, nil
+}
+
+// OutputEntries returns the named entries of task's recorded output
+// (Checked).
+func (r *Record) OutputEntries(task, output string) (map[string]store.ID, error) {
+	es, err := r.Checked(task, output)
 	if err != nil {
 		return nil, err
 	}
@@ -197,11 +216,11 @@ func (r *Record) OutputEntries(output string) (map[string]store.ID, error) {
 	return out, nil
 }
 
-// ReadOutput returns the bytes of one named entry of a recorded output. A
-// damaged entry is an error wrapping store.ErrCorrupt or store.ErrNotFound;
-// the other entries are not looked at.
-func (r *Record) ReadOutput(output, name string) ([]byte, error) {
-	es, err := r.eng.Manifest(output)
+// ReadOutput returns the bytes of one named entry of task's recorded
+// output, after checking the whole output (Checked): a damaged entry, this
+// one or another, is an error wrapping ErrDamaged.
+func (r *Record) ReadOutput(task, output, name string) ([]byte, error) {
+	es, err := r.Checked(task, output)
 	if err != nil {
 		return nil, err
 	}
@@ -269,6 +288,9 @@ func (r *Record) FindFigure(ref string, content []byte) (*FigureSource, error) {
 			p, err := Produced(r.eng.Events, t.Path, ev.Output)
 			if err != nil {
 				return nil, err
+			}
+			if _, err := r.Checked(t.Path, ev.Output); err != nil {
+				return nil, fmt.Errorf("%s: %w", ref, err)
 			}
 			return &FigureSource{Production: p, Entry: match, ID: want}, nil
 		}

@@ -50,6 +50,9 @@ func (r *Record) Replay(ctx context.Context, task string, until int64, sc *Scrat
 	if err != nil {
 		return nil, err
 	}
+	if _, err := r.Checked(task, p.Output); err != nil {
+		return nil, fmt.Errorf("the recorded output a replay compares with: %w", err)
+	}
 	rec, err := p.Iterations(r.eng.Events)
 	if err != nil {
 		return nil, err
@@ -216,7 +219,7 @@ func (r *Record) Verify(ctx context.Context, ps []*Production, sc *Scratch, repo
 				v.Verdict, v.Output = Reproduced, re.Output
 			default:
 				v.Verdict, v.Output = Differs, re.Output
-				v.Differ = r.differingEntries(v.Recorded, v.Output, sc)
+				v.Differ = r.differingEntries(p.Task, v.Recorded, v.Output, sc)
 			}
 		}
 		v.Match = v.Verdict == Reproduced
@@ -231,12 +234,12 @@ func (r *Record) Verify(ctx context.Context, ps []*Production, sc *Scratch, repo
 // checkable returns "" if p's output and inputs are intact in the store,
 // or the verdict and reason that keep it from being checked.
 func (r *Record) checkable(p *Production) (verdict, reason string) {
-	if _, err := r.eng.Outputs(p.Output); err != nil {
+	if _, err := r.Checked(p.Task, p.Output); err != nil {
 		return damage(err, CorruptOutput, MissingOutput), err.Error()
 	}
 	for _, in := range p.Inputs() {
-		if _, err := r.eng.Outputs(in.Output); err != nil {
-			return damage(err, CorruptInput, MissingInput), in.Task + ": " + err.Error()
+		if _, err := r.Checked(in.Task, in.Output); err != nil {
+			return damage(err, CorruptInput, MissingInput), err.Error()
 		}
 	}
 	return "", ""
@@ -252,13 +255,13 @@ func damage(err error, corrupt, missing string) string {
 
 // differingEntries names the entries of two output manifests (recorded in
 // e's store, recomputed in sc's) whose content differs.
-func (r *Record) differingEntries(recorded, recomputed string, sc *Scratch) []string {
-	a, err := r.OutputEntries(recorded)
+func (r *Record) differingEntries(task, recorded, recomputed string, sc *Scratch) []string {
+	a, err := r.OutputEntries(task, recorded)
 	if err != nil {
 		return []string{"(recorded manifest unreadable: " + err.Error() + ")"}
 	}
 	scratch := New(&pipeline.Engine{Store: sc.Store})
-	b, err := scratch.OutputEntries(recomputed)
+	b, err := scratch.OutputEntries(task, recomputed)
 	if err != nil {
 		return []string{"(recomputed manifest unreadable: " + err.Error() + ")"}
 	}

@@ -195,11 +195,7 @@ func (a *Auditor) Figure(ref string, src *provenance.FigureSource, sel Selection
 	rep := &Report{Figure: ref, ID: src.ID.String(), Entry: src.Entry, Plot: infoOf(pp),
 		Band: param("band", string(plot.BandMinMaxStd)), X: param("x", "samples"), Y: param("y", ""), Mode: param("mode", plot.ModeCurves)}
 	read := func(name string) ([]byte, error) {
-		b, err := a.rec.ReadOutput(pp.Output, name)
-		if err != nil {
-			return nil, fmt.Errorf("%s of %s: %w", name, pp.Task, err)
-		}
-		return b, nil
+		return a.rec.ReadOutput(pp.Task, pp.Output, name)
 	}
 	cb, err := read(figure + ".csv")
 	if err != nil {
@@ -380,7 +376,11 @@ func (a *Auditor) traceTrain(tr *SeedTrace, p *provenance.Production, hit *task.
 			break
 		}
 	}
-	if raw, err := a.rec.ReadOutput(p.Output, "trajectory"); err == nil {
+	raw, err := a.rec.ReadOutput(p.Task, p.Output, "trajectory")
+	if errors.Is(err, provenance.ErrDamaged) {
+		return err
+	}
+	if err == nil {
 		var traj trajectory.Trajectory
 		if err := traj.UnmarshalBinary(raw); err == nil {
 			m := false
@@ -425,7 +425,11 @@ func (a *Auditor) tune(up provenance.InputRef) (*TuneInfo, error) {
 		return nil, err
 	}
 	ti := &TuneInfo{TaskInfo: infoOf(p)}
-	if b, err := a.rec.ReadOutput(up.Output, "chosen.json"); err == nil {
+	b, err := a.rec.ReadOutput(up.Task, up.Output, "chosen.json")
+	if errors.Is(err, provenance.ErrDamaged) {
+		return nil, err
+	}
+	if err == nil {
 		var v any
 		if json.Unmarshal(b, &v) == nil {
 			ti.Chosen, _ = json.Marshal(v)

@@ -59,7 +59,7 @@ func (a *Auditor) Claims(ref string, src *provenance.FigureSource) (*ClaimsRepor
 	if err := p.Err(); err != nil {
 		return nil, fmt.Errorf("%s: recorded claims: %w", pp.Task, err)
 	}
-	data, err := a.rec.ReadOutput(pp.Output, "claims.json")
+	data, err := a.rec.ReadOutput(pp.Task, pp.Output, "claims.json")
 	if err != nil {
 		return nil, fmt.Errorf("claims.json of %s: %w", pp.Task, err)
 	}
@@ -84,7 +84,7 @@ func (a *Auditor) Claims(ref string, src *provenance.FigureSource) (*ClaimsRepor
 		rep.Points[0] += fr.Equal
 		rep.Points[1] += fr.Checked
 		rep.Events += fr.Events
-		sb, err := a.rec.ReadOutput(fp.Output, name+"-seeds.csv")
+		sb, err := a.rec.ReadOutput(fp.Task, fp.Output, name+"-seeds.csv")
 		if err != nil {
 			return nil, err
 		}
