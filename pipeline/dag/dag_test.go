@@ -3,6 +3,7 @@ package dag_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,11 +185,22 @@ func TestBadInput(t *testing.T) {
 		{"non-scalar axis value", repl("matrix: {d: [10, 100], seed: $eval}\n  - name: train", "matrix: {d: [[10]], seed: $eval}\n  - name: train"), "", []string{`stage "data": matrix.d[0]: matrix values must be scalars`}},
 		{"duplicate axis value", repl("matrix: {d: [10, 100], seed: $eval}\n  - name: train", "matrix: {d: [10, 10], seed: $eval}\n  - name: train"), "", []string{`stage "data": matrix.d: duplicate value 10`}},
 		{"negative seed", repl("eval: [1, 2]", "eval: [1, -2]"), "", []string{"seeds.eval[1]: -2 is not a non-negative integer"}},
+		// Non-finite numbers anywhere are named as such, by stage and field
+		// (issue 27: in a list they were "cannot be encoded: json:
+		// unsupported value").
+		{"NaN in a list parameter", repl("alpha: 0.03}", "alpha: 0.03, grid: {alpha: [0.1, .nan]}}"), "", []string{`stage "train": params.grid.alpha[1]: must be a finite number, got NaN`}},
+		{"infinity in a profile override", repl("params: {alpha: 0.01}", "params: {alpha: -.inf}"), "smoke", []string{`profiles.smoke.stages.train.params.alpha: must be a finite number, got -Inf`}},
+		// A bad value a profile sets names the profile and the field that
+		// set it, under the chosen profile too.
+		{"bad value set by the chosen profile", repl("params: {alpha: 0.01}", "params: {alpha: -0.01}"), "smoke",
+			[]string{`stage "train": params.alpha: must be > 0, got -0.01 (set by profiles.smoke.stages.train.params.alpha)`}},
+		{"bad value set by a profile override", repl("train: {params: {alpha: 0.01}, matrix: {d: [10]}}", "train: {matrix: {d: [10]}, overrides: [{when: {d: 10}, params: {top: 20}}]}"), "smoke",
+			[]string{`stage "train": params.top: 20 is out of range (must be <= directions = 10) (set by profiles.smoke.stages.train.overrides[0].params.top)`}},
 		{"unknown profile", good, "fast", []string{`profiles: unknown profile "fast" (known: paper, smoke)`}},
 		{"profile names unknown stage", repl("      train: {params", "      trian: {params"), "smoke", []string{`profiles.smoke.stages.trian: unknown stage "trian"`}},
 		{"profile unknown field", repl("    seeds: {eval: [1]}", "    seed: {eval: [1]}"), "", []string{"profiles.smoke.seed: unknown field (known: seeds, stages)"}},
 		// A dag file broken under one profile is broken under every one.
-		{"bad value in other profile", repl("params: {alpha: 0.01}", "params: {alpha: '0.01x'}"), "paper", []string{`stage "train": params.alpha: must be a number, got a string (under profile smoke)`}},
+		{"bad value in other profile", repl("params: {alpha: 0.01}", "params: {alpha: '0.01x'}"), "paper", []string{`stage "train": params.alpha: must be a number, got a string (set by profiles.smoke.stages.train.params.alpha) (under profile smoke)`}},
 		{"bad base value the profile overrides", repl("params: {alpha: 0.03}", "params: {alpha: -0.03}"), "smoke", []string{`stage "train": params.alpha: must be > 0, got -0.03 (in the base parameters, before any profile)`}},
 		{"non-finite value", repl("params: {alpha: 0.03}", "params: {alpha: .inf}"), "", []string{`stage "train": params.alpha: must be a finite number, got +Inf`}},
 		{"NaN value", repl("params: {alpha: 0.03}", "params: {alpha: .nan}"), "", []string{`stage "train": params.alpha: must be a finite number, got NaN`}},
@@ -308,4 +320,30 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A mistake that every task of a large matrix repeats is reported in a few
+// lines, and the tasks do not keep the inputs they wrongly matched (issue
+// 27: an invalid fan-in took 195 s and 4.6 GB before it was rejected).
+func TestManyProblemsOfOneFieldAreSummarised(t *testing.T) {
+	var ks []string
+	for k := 1; k <= 30; k++ {
+		ks = append(ks, fmt.Sprintf("k%d", k))
+	}
+	text := strings.Replace(good, "    inputs: {data: data}\n    matrix: {d: [10, 100], seed: $eval}",
+		"    inputs: {data: data}\n    matrix: {d: [10, 100], k: ["+strings.Join(ks, ", ")+"]}", 1)
+	_, err := dag.Load(write(t, text), "paper", kinds)
+	var ps dag.Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("err = %v", err)
+	}
+	listed := 0
+	for _, p := range ps {
+		if strings.Contains(p.Error(), "inputs.data: 2 tasks of stage") {
+			listed++
+		}
+	}
+	if listed != 10 || !strings.Contains(err.Error(), `stage "train": inputs.data: and 50 more problems like those above`) {
+		t.Fatalf("%d listed:\n%v", listed, err)
+	}
 }
