@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,7 +40,17 @@ type Options struct {
 	// MaxAttempts bounds the attempts of a task, in a row, that a
 	// Dispatcher runs and that end killed without a new checkpoint (0: 4).
 	MaxAttempts int
+	// StopGrace is how long a cancelled run waits for its running tasks to
+	// notice (0: DefaultStopGrace). A task still inside one long step after
+	// it (an eigendecomposition at d = 1000, a whole evaluation) is
+	// recorded as interrupted and left behind: the run returns, so that
+	// Ctrl-C stops it within seconds; a rerun resumes the task from its
+	// last checkpoint.
+	StopGrace time.Duration
 }
+
+// DefaultStopGrace is Options.StopGrace's default.
+const DefaultStopGrace = time.Second
 
 // Engine runs a plan.
 type Engine struct {
@@ -113,11 +124,12 @@ func (e *Engine) Run(ctx context.Context) (*Result, error) {
 	defer stop()
 	r := &runner{
 		e: e, run: run, ctx: rctx, stop: stop,
-		tokens:  make(chan struct{}, e.Opt.Jobs),
-		state:   make([]status, len(e.Plan.Tasks)),
-		outputs: map[string]string{},
-		results: make(chan outcome),
-		prog:    newProgress(e.Opt.Log, e.Opt.Terminal, len(e.Plan.Tasks)),
+		tokens:    make(chan struct{}, e.Opt.Jobs),
+		state:     make([]status, len(e.Plan.Tasks)),
+		outputs:   map[string]string{},
+		results:   make(chan outcome),
+		abandoned: make(chan struct{}),
+		prog:      newProgress(e.Opt.Log, e.Opt.Terminal, len(e.Plan.Tasks)),
 	}
 	w := e.Events.NewWriter(events.WriterOptions{OnError: r.writeFailed})
 	r.w, r.flush, r.checkpoints = w, w.Flush, e.Events
@@ -259,6 +271,9 @@ type runner struct {
 	outputs map[string]string // task path → output ID (done or cached)
 	results chan outcome
 	prog    *progress
+	// abandoned is closed when a stopping run stops waiting for its running
+	// tasks (Options.StopGrace): their workers then drop their outcomes.
+	abandoned chan struct{}
 
 	// stopAfter > 0 cancels the run (through stop) once a task records
 	// that iteration: replay --until.
@@ -356,12 +371,16 @@ func (r *runner) loop() *Result {
 	res := &Result{Figures: map[string]FigureFile{}, Errors: map[string]string{}}
 	inflight := 0
 	stopping := false
+	var grace <-chan time.Time
 	for {
 		if r.ctx.Err() != nil {
 			stopping = true
 		}
 		if inflight == 0 && (len(g.ready) == 0 || stopping) {
 			break
+		}
+		if stopping && grace == nil && r.e.Dispatcher == nil {
+			grace = time.After(cmp.Or(r.e.Opt.StopGrace, DefaultStopGrace))
 		}
 		var acquire chan<- struct{}
 		if len(g.ready) > 0 && !stopping {
@@ -377,9 +396,25 @@ func (r *runner) loop() *Result {
 			r.finish(g, o, res)
 		case <-r.ctx.Done():
 			stopping = true
+		case <-grace:
+			r.abandon()
+			return r.result(res)
 		}
 	}
 	return r.result(res)
+}
+
+// abandon records every running task as interrupted and stops waiting for
+// them: a stopping run whose tasks did not notice within the grace period.
+func (r *runner) abandon() {
+	close(r.abandoned)
+	for _, t := range r.e.Plan.Tasks {
+		if r.state[t.Index] == running {
+			r.state[t.Index] = interrupted
+			r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateInterrupted, Time: time.Now().UnixNano()})
+			r.prog.event("interrupted", t.Path, nil)
+		}
+	}
 }
 
 // start runs t on a worker goroutine, which reports its outcome on
@@ -390,7 +425,13 @@ func (r *runner) start(t *dag.Task) {
 	for _, d := range t.Deps {
 		deps[d.Path] = r.outputs[d.Path]
 	}
-	go func() { r.results <- r.execute(t, deps) }()
+	go func() {
+		o := r.execute(t, deps)
+		select {
+		case r.results <- o:
+		case <-r.abandoned:
+		}
+	}()
 }
 
 // finish records a task's outcome: a finished task releases its

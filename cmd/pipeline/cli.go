@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,7 +57,7 @@ var commands = []command{
 		detail: "FIGURE is a file under --figures (any of its PNG, SVG or CSV) or an artifact ID.",
 		flags:  append(slices.Clone(inspect), "figures", "curve", "panel", "x"), check: auditArgs, run: run1(cmdAudit)},
 	{name: "replay", args: "TASK", summary: "re-execute a task's latest recorded output and compare its events bit for bit",
-		flags: append(slices.Clone(inspect), "jobs", "until", "events", "scratch", "keep"), check: oneTask, run: cmdReplay},
+		flags: append(slices.Clone(inspect), "jobs", "until", "events", "scratch", "keep"), check: replayArgs, run: cmdReplay},
 	{name: "verify", args: "[TARGET...]", summary: "re-execute recorded tasks and compare their outputs with the recorded ones",
 		detail: "TARGETs (as for run) select their tasks and everything upstream; --all every task the store records\n" +
 			"for the profile; --sample N a seeded pick of those. A task whose output or input is corrupt or missing,\n" +
@@ -197,11 +201,20 @@ var revision string
 
 // version describes the binary: its source revision, its code identity (the
 // stamp of the embedded code manifest) and its build.
-func version() string {
-	var b strings.Builder
-	rev := "(unknown revision: built without make, outside git or with -buildvcs=false)"
+// versionInfo is what --version prints, and --version --json as JSON.
+type versionInfo struct {
+	Revision     string   `json:"revision"`
+	CodeIdentity string   `json:"code_identity,omitempty"`
+	CodeError    string   `json:"code_error,omitempty"` // why there is no code identity
+	Tags         []string `json:"tags"`
+	Go           string   `json:"go"`
+	Platform     string   `json:"platform"`
+}
+
+func readVersion() versionInfo {
+	v := versionInfo{Revision: "(unknown revision: built without make, outside git or with -buildvcs=false)", Tags: []string{}}
 	if revision != "" {
-		rev = "revision " + revision
+		v.Revision = revision
 	} else if bi, ok := debug.ReadBuildInfo(); ok {
 		var r, at, modified string
 		for _, s := range bi.Settings {
@@ -215,30 +228,53 @@ func version() string {
 			}
 		}
 		if r != "" {
-			rev = r
+			v.Revision = r
 			if modified == "true" {
-				rev += " (with uncommitted changes)"
+				v.Revision += " (with uncommitted changes)"
 			}
 			if at != "" {
-				rev += ", committed " + at
+				v.Revision += ", committed " + at
 			}
 		}
 	}
-	fmt.Fprintf(&b, "pipeline %s\n", rev)
 	m, err := codeid.Embedded()
 	if err != nil {
-		fmt.Fprintf(&b, "code identity: none (%v)\n", err)
-		fmt.Fprintf(&b, "go %s %s/%s", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		v.CodeError = err.Error()
+		v.Go, v.Platform = runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH
+		return v
+	}
+	v.CodeIdentity = codeid.Stamp
+	v.Tags = append(v.Tags, m.Tags()...)
+	v.Go, v.Platform = m.GoVersion(), m.GOOS()+"/"+m.GOARCH()
+	return v
+}
+
+func version() string {
+	v := readVersion()
+	var b strings.Builder
+	rev := v.Revision
+	if revision != "" {
+		rev = "revision " + rev
+	}
+	fmt.Fprintf(&b, "pipeline %s\n", rev)
+	if v.CodeError != "" {
+		fmt.Fprintf(&b, "code identity: none (%s)\n", v.CodeError)
+		fmt.Fprintf(&b, "go %s %s", v.Go, v.Platform)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "code identity %s (the code manifest's stamp)\n", codeid.Stamp)
-	tags := strings.Join(m.Tags(), ",")
+	fmt.Fprintf(&b, "code identity %s (the code manifest's stamp)\n", v.CodeIdentity)
+	tags := strings.Join(v.Tags, ",")
 	if tags == "" {
 		tags = "(none: MuJoCo tasks fail)"
 	}
 	fmt.Fprintf(&b, "build tags %s\n", tags)
-	fmt.Fprintf(&b, "go %s %s/%s", m.GoVersion(), m.GOOS(), m.GOARCH())
+	fmt.Fprintf(&b, "go %s %s", v.Go, v.Platform)
 	return b.String()
+}
+
+func versionJSON() string {
+	b, _ := json.Marshal(readVersion())
+	return string(b)
 }
 
 func noArgs(c *Config) []string {
@@ -263,8 +299,50 @@ func showArgs(c *Config) []string {
 }
 
 func auditArgs(c *Config) []string {
+	var p []string
 	if len(c.Args) != 1 {
-		return []string{fmt.Sprintf("pipeline audit: takes exactly one FIGURE argument (a file under --figures or an artifact ID), got %d", len(c.Args))}
+		p = append(p, fmt.Sprintf("pipeline audit: takes exactly one FIGURE argument (a file under --figures or an artifact ID), got %d", len(c.Args)))
+	}
+	if c.AuditX != "" {
+		if x, err := strconv.ParseFloat(c.AuditX, 64); err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			p = append(p, fmt.Sprintf("pipeline audit: --x %q is not a finite number", c.AuditX))
+		}
+	}
+	return p
+}
+
+// replayArgs checks replay's TASK and --scratch.
+func replayArgs(c *Config) []string {
+	return append(oneTask(c), scratchArgs(c)...)
+}
+
+// scratchArgs checks that --scratch is outside the store: a re-execution
+// writes a store and an event log of its own there, which must never land
+// in the real store.
+func scratchArgs(c *Config) []string {
+	if c.Scratch == "" {
+		return nil
+	}
+	abs := func(p string) string {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return filepath.Clean(p)
+		}
+		if r, err := filepath.EvalSymlinks(a); err == nil {
+			return r
+		}
+		// Not there yet: resolve its nearest existing parent.
+		if r, err := filepath.EvalSymlinks(filepath.Dir(a)); err == nil {
+			return filepath.Join(r, filepath.Base(a))
+		}
+		return a
+	}
+	sc, st := abs(c.Scratch), abs(c.Store)
+	if rel, err := filepath.Rel(st, sc); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return []string{fmt.Sprintf("pipeline %s: --scratch %s is inside the store %s; give a directory outside it", c.Command, c.Scratch, c.Store)}
+	}
+	if rel, err := filepath.Rel(sc, st); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return []string{fmt.Sprintf("pipeline %s: --scratch %s holds the store %s; give a directory outside it", c.Command, c.Scratch, c.Store)}
 	}
 	return nil
 }
@@ -277,7 +355,7 @@ func verifyArgs(c *Config) []string {
 	case len(c.Args) == 0 && !c.All && c.Sample == 0:
 		p = append(p, "pipeline verify: give TARGETs, --all or --sample N")
 	}
-	return p
+	return append(p, scratchArgs(c)...)
 }
 
 func oneSpec(c *Config) []string {

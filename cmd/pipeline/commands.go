@@ -141,7 +141,10 @@ func isTerminal(w io.Writer) bool {
 }
 
 func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, error) {
-	eng, closeLog, err := openEngine(c, false)
+	// A dry run writes nothing: on a store with a log it reads as status
+	// does (a running run's snapshot, if one holds the log).
+	_, statErr := os.Stat(filepath.Join(c.Store, "events.db"))
+	eng, closeLog, err := openEngine(c, c.DryRun && statErr == nil)
 	if err != nil {
 		return exitInvalidOr(err), err
 	}
@@ -212,6 +215,12 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 	eng.Opt.Terminal = isTerminal(stderr)
 	eng.Opt.Args = append([]string{"run"}, os.Args[min(len(os.Args), 2):]...)
 	if c.Executor == "slurm" {
+		eng.Opt.Jobs = c.Slurm.MaxJobs
+	}
+	if err := printRunHeader(c, eng, stderr); err != nil {
+		fmt.Fprintf(stderr, "note: no estimate: %v\n", err)
+	}
+	if c.Executor == "slurm" {
 		var logMu sync.Mutex
 		d, err := openSlurm(ctx, c, func(format string, args ...any) {
 			logMu.Lock()
@@ -251,6 +260,53 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 		return exitFailed, err
 	}
 	return exitOK, nil
+}
+
+// printRunHeader tells what a run is about to do before it starts: the
+// profile (said to be the default when none was chosen, with the quick
+// one offered), how many tasks it would run of how many, the predicted
+// wall time on 2 workers and on the run's, and that Ctrl-C stops it with
+// its progress saved and the same command resumes it.
+func printRunHeader(c *Config, eng *pipeline.Engine, w io.Writer) error {
+	rec := provenance.New(eng)
+	xs, err := rec.Explain()
+	if err != nil {
+		return err
+	}
+	toRun := 0
+	for _, x := range xs {
+		if x.Do == provenance.WouldRun {
+			toRun++
+		}
+	}
+	profile := "profile " + c.Profile
+	if !c.ProfileSet && c.Profile == dag.DefaultProfile {
+		profile += " (the default: the paper at full scale; --profile quick runs every figure at reduced scale in minutes)"
+	}
+	if toRun == 0 {
+		fmt.Fprintf(w, "%s: all %d tasks are recorded; nothing to run\n", profile, len(xs))
+		return nil
+	}
+	fmt.Fprintf(w, "%s: %d tasks, %d to run\n", profile, len(xs), toRun)
+	workers := []int{2}
+	if eng.Opt.Jobs != 2 {
+		workers = append(workers, eng.Opt.Jobs)
+	}
+	sched, err := rec.Schedule(xs, workers...)
+	if err != nil {
+		return err
+	}
+	var walls []string
+	for _, ww := range sched.Walls {
+		walls = append(walls, fmt.Sprintf("~%s on %d workers", ww.Wall.Round(time.Second), ww.Workers))
+	}
+	note := ""
+	if sched.Unknown > 0 {
+		note = fmt.Sprintf(", %d tasks without an estimate counted as none", sched.Unknown)
+	}
+	fmt.Fprintf(w, "predicted: %s (run --dry-run for the estimate per stage%s)\n", strings.Join(walls, ", "), note)
+	fmt.Fprintln(w, "Ctrl-C stops the run with its progress saved; the same command resumes it.")
+	return nil
 }
 
 // printSchedule prints the critical path and the predicted wall times.
@@ -768,17 +824,23 @@ func (e *noSnapshotError) Error() string {
 
 func (e *noSnapshotError) Unwrap() error { return e.err }
 
+// lockWait is how long a command waits for another process's lock on the
+// event log before it gives up: long enough for a read that holds it a
+// moment, short enough that a second run on a busy store is turned away
+// within about a second (planning included).
+const lockWait = 500 * time.Millisecond
+
 func openLog(c *Config, readOnly bool) (*events.Log, error) {
 	path := filepath.Join(c.Store, "events.db")
-	log, err := events.Open(path, events.Options{Timeout: time.Second, ReadOnly: readOnly})
+	log, err := events.Open(path, events.Options{Timeout: lockWait, ReadOnly: readOnly})
 	if err == nil || !readOnly || !errors.Is(err, events.ErrLocked) {
 		return log, err
 	}
 	// A run holds the log: read its snapshot, if it has taken one.
-	snap, serr := events.OpenSnapshot(path, events.Options{Timeout: time.Second})
+	snap, serr := events.OpenSnapshot(path, events.Options{Timeout: lockWait})
 	if errors.Is(serr, fs.ErrNotExist) {
 		// The run may have ended (and removed its snapshot) meanwhile.
-		if log, err2 := events.Open(path, events.Options{Timeout: time.Second, ReadOnly: true}); err2 == nil {
+		if log, err2 := events.Open(path, events.Options{Timeout: lockWait / 5, ReadOnly: true}); err2 == nil {
 			return log, nil
 		}
 	}

@@ -38,6 +38,7 @@ func TestEveryCommandsJSON(t *testing.T) {
 		{[]string{"why", train}, []string{"profile", "task", "do", "reason", "action", "recorded_run", "unchanged"}},
 		{[]string{"events", train}, []string{"type", "task", "runs", "events", "iterations", "event_list", "iteration_list"}},
 		{[]string{"show", tune}, []string{"profile", "task", "action", "run", "output", "files"}},
+		{[]string{"show", tune, "table.csv"}, []string{"profile", "task", "output", "file", "id", "bytes", "text"}},
 		{[]string{"audit", "fig2-linreg.svg"}, []string{"figure", "id", "plot", "points"}},
 		{[]string{"replay", train, "--until", "10"}, []string{"task", "action", "recorded_run", "recorded_events", "equal_events", "streams_equal"}},
 		{[]string{"verify", "--sample", "2"}, []string{"profile", "recorded", "selected", "verdicts", "reproduced", "tasks"}},

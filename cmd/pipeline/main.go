@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -59,6 +60,8 @@ type Config struct {
 	SnapshotInterval   time.Duration
 	// Stderr receives notes (e.g. that a snapshot is being read).
 	Stderr io.Writer
+	// ctx is the invocation's: cancelled by SIGINT or SIGTERM.
+	ctx context.Context
 
 	// audit
 	AuditCurve, AuditPanel, AuditX string
@@ -108,7 +111,7 @@ func parseConfig(args []string, stderr io.Writer) (*Config, error) {
 	}
 	switch args[0] {
 	case "-h", "--help", "help":
-		if len(args) > 1 && args[0] == "help" {
+		if len(args) > 1 && args[0] == "help" && args[1] != "help" {
 			cmd, ok := lookup(args[1])
 			if !ok {
 				return nil, &usageError{fmt.Sprintf("unknown command %q\n%s", args[1], usage())}
@@ -117,7 +120,13 @@ func parseConfig(args []string, stderr io.Writer) (*Config, error) {
 		}
 		return nil, &helpRequest{usage()}
 	case "--version", "version":
-		return nil, &helpRequest{version()}
+		switch {
+		case len(args) == 1:
+			return nil, &helpRequest{version()}
+		case len(args) == 2 && args[1] == "--json":
+			return nil, &helpRequest{versionJSON()}
+		}
+		return nil, &usageError{fmt.Sprintf("pipeline %s: takes no arguments but --json, got %q", args[0], args[1:])}
 	}
 	cmd, ok := lookup(args[0])
 	if !ok {
@@ -322,11 +331,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitInvalid
 	}
-	c.Stderr = stderr
+	c.Stderr, c.ctx = stderr, ctx
 	cmd, _ := lookup(c.Command)
 	code, err := cmd.run(ctx, c, stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "pipeline:", err)
+		if errors.Is(err, errPlanningInterrupted) {
+			return exitInterrupted
+		}
 		if errors.Is(err, dag.ErrInvalid) {
 			return exitInvalid
 		}
@@ -337,10 +349,53 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// errPlanningInterrupted is returned by loadPlan when a signal arrives
+// while it plans.
+var errPlanningInterrupted = errors.New("interrupted while planning; nothing was recorded")
+
+// loadPlan loads the dag under c's profile (and, for run and verify, cuts
+// it to the targets). Planning records nothing, so SIGINT or SIGTERM stops
+// it at once (errPlanningInterrupted, exit 130); on a terminal, planning
+// that takes over a second shows how many tasks it has planned.
 func loadPlan(c *Config) (*dag.Plan, error) {
-	plan, err := dag.Load(c.DAG, c.Profile, stages.Kinds())
-	if err != nil || c.Command != "run" && c.Command != "verify" {
-		return plan, err
+	var planned atomic.Int64
+	type loaded struct {
+		plan *dag.Plan
+		err  error
 	}
-	return plan.Only(c.Args)
+	done := make(chan loaded, 1)
+	go func() {
+		plan, err := dag.LoadWith(c.DAG, c.Profile, stages.Kinds(), dag.Options{Planned: &planned})
+		done <- loaded{plan, err}
+	}()
+	ctx := c.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	shown := false
+	clear := func() {
+		if shown {
+			fmt.Fprint(c.Stderr, "\r\033[K")
+		}
+	}
+	for {
+		select {
+		case l := <-done:
+			clear()
+			if l.err != nil || c.Command != "run" && c.Command != "verify" {
+				return l.plan, l.err
+			}
+			return l.plan.Only(c.Args)
+		case <-ctx.Done():
+			clear()
+			return nil, errPlanningInterrupted
+		case <-tick.C:
+			if c.Stderr != nil && isTerminal(c.Stderr) {
+				fmt.Fprintf(c.Stderr, "\rplanning %s (profile %s): %d tasks so far", c.DAG, c.Profile, planned.Load())
+				shown = true
+			}
+		}
+	}
 }

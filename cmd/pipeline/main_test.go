@@ -94,6 +94,10 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"help", "gc"}, []string{"--dry-run", "--checkpoints"}, []string{"--dag", "--profile", "--figures"}},
 		{[]string{"help", "verify"}, []string{"--all", "--sample", "--scratch"}, []string{"--force", "--until"}},
 		{[]string{"--version"}, []string{"pipeline ", "code identity"}, nil},
+		// help of help is the command list (issue 27: it exited 2), and
+		// --json is honoured by --version (it was ignored).
+		{[]string{"help", "help"}, []string{"usage: pipeline <command>", "pipeline help <command>"}, nil},
+		{[]string{"--version", "--json"}, []string{`{"revision":`, `"tags":[`, `"go":"go`}, nil},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := Main(context.Background(), c.args, &stdout, &stderr); code != exitOK {
@@ -116,6 +120,30 @@ func TestHelpAndVersion(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := Main(context.Background(), []string{"help", "runn"}, &stdout, &stderr); code != exitInvalid || !strings.Contains(stderr.String(), `unknown command "runn"`) {
 		t.Errorf("help of an unknown command: exit %d, %q", code, stderr.String())
+	}
+	// Arguments --version cannot take, and a non-finite --x, are usage
+	// errors (issue 27: --x NaN was accepted and audited the first point).
+	for _, args := range [][]string{{"--version", "--jsno"}, {"audit", "fig.png", "--x", "NaN"}, {"audit", "fig.png", "--x", "-Inf"}} {
+		stderr.Reset()
+		if code := Main(context.Background(), args, &stdout, &stderr); code != exitInvalid {
+			t.Errorf("%v: exit %d, want 2 (%q)", args, code, stderr.String())
+		}
+	}
+	if !strings.Contains(stderr.String(), `--x "-Inf" is not a finite number`) {
+		t.Errorf("audit --x -Inf: %q", stderr.String())
+	}
+	// --scratch must be outside the store (issue 27: a scratch inside it
+	// wrote directories into the real store, then blamed "another pipeline
+	// process").
+	for _, args := range [][]string{
+		{"replay", "train/a", "--store", "st", "--scratch", "st/tmp"},
+		{"verify", "--all", "--store", "st", "--scratch", "./st"},
+		{"verify", "--all", "--store", "st/inner", "--scratch", "st"},
+	} {
+		stderr.Reset()
+		if code := Main(context.Background(), args, &stdout, &stderr); code != exitInvalid || !strings.Contains(stderr.String(), "--scratch") || !strings.Contains(stderr.String(), "give a directory outside it") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr.String())
+		}
 	}
 	// A flag of another command is refused, and the message points at help.
 	stderr.Reset()

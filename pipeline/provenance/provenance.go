@@ -196,7 +196,7 @@ func (r *Record) Checked(task, output string) ([]pipeline.OutputEntry, error) {
 	}
 	for _, en := range es {
 		if err := r.eng.Store.Check(en.ID); err != nil {
-			return nil, fmt.Errorf("%w: %s of %s (output %s): %w", ErrDamaged, en.Name, task, output, err)
+			return nil, fmt.Errorf("%w: entry %s of %s (output %s): %w", ErrDamaged, en.Name, task, output, err)
 		}
 	}
 	return es, nil

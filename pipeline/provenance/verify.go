@@ -239,7 +239,7 @@ func (r *Record) checkable(p *Production) (verdict, reason string) {
 	}
 	for _, in := range p.Inputs() {
 		if _, err := r.Checked(in.Task, in.Output); err != nil {
-			return damage(err, CorruptInput, MissingInput), err.Error()
+			return damage(err, CorruptInput, MissingInput), in.Task + ": " + err.Error()
 		}
 	}
 	return "", ""
