@@ -201,3 +201,24 @@ func TestConfigurationFile(t *testing.T) {
 		t.Errorf("precedence: partition %q (want env), jobs %d (want 2), executor %q", c.Slurm.Partition, c.Jobs, c.Executor)
 	}
 }
+
+// The plan says which grid points a tuner leaves out and why, in `dag`
+// and in a dry run (issue 27: infeasible and invalid points alike were
+// dropped without a word).
+func TestPlanListsSkippedGridPoints(t *testing.T) {
+	root := repoRoot(t)
+	dagPath := filepath.Join(root, "dag.yaml")
+	want := "skips 25 infeasible grid point(s), first alpha=0.001 directions=10 nu=0.001 top=50: top: must be <= directions = 10, got 50"
+	var stdout, stderr bytes.Buffer
+	if code := Main(context.Background(), []string{"dag", "--dag", dagPath, "--profile", "paper", "--store", t.TempDir()}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("dag: exit %d\n%s", code, stderr.String())
+	}
+	i := strings.Index(stdout.String(), "\n  tune/linreg/d=100/method=ars\n")
+	if i < 0 || !strings.Contains(stdout.String()[i:], "      "+want+"\n") {
+		t.Fatalf("dag lacks %q under tune/linreg/d=100/method=ars", want)
+	}
+	out, code := cliStdout(t, binary(t), root, "run", "--dry-run", "--dag", dagPath, "--profile", "paper", "--store", filepath.Join(t.TempDir(), "store"))
+	if code != exitOK || !strings.Contains(out, "note   tune/linreg/d=100/method=ars  ("+want+")\n") {
+		t.Fatalf("the dry run (exit %d) lacks the skipped points of tune/linreg/d=100/method=ars:\n%.3000s", code, out)
+	}
+}
