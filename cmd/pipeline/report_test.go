@@ -80,7 +80,7 @@ func TestReportInChromium(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(figDir, "report.md"))
 	for _, c := range doc.Claims {
 		switch c.Verdict {
-		case "holds", "fails", "inconclusive", "reported":
+		case "holds", "contradicted", "not-shown", "reported":
 		default:
 			t.Errorf("claim %s: verdict %q", c.ID, c.Verdict)
 		}
@@ -138,6 +138,7 @@ func TestReportInChromium(t *testing.T) {
 		t.Errorf("rendered DOM has %d svg elements, want at least %d", n, len(doc.Figures))
 	}
 	checkFiguresForAReader(t, root, page, run)
+	checkScaleAndNarrowLayout(t, page, doc.Claims, run)
 
 	shot := filepath.Join(t.TempDir(), "report.png")
 	run("--screenshot="+shot, "--window-size=1200,2400")
@@ -188,6 +189,67 @@ pre.id = 'measured';
 pre.textContent = JSON.stringify(out);
 document.body.appendChild(pre);
 </script>`
+
+// measureClaims, appended to a copy of the report, writes into the DOM
+// what a reader sees of the summary table: each claim row's id, its n,
+// its verdict and where the verdict cell ends on the page.
+const measureClaims = `<script>
+const rows = [];
+for (const tr of document.querySelectorAll('table#claims tr.claim')) {
+  const cell = h => tr.querySelector('td[data-h="' + h + '"]');
+  const v = cell('verdict').getBoundingClientRect();
+  rows.push({id: tr.id.slice(6), n: cell('n').textContent, verdict: cell('verdict').textContent,
+    right: v.right, width: v.width, pageWidth: document.documentElement.clientWidth});
+}
+const banner = document.getElementById('scale');
+const pre = document.createElement('pre');
+pre.id = 'measured';
+pre.textContent = JSON.stringify({banner: banner ? banner.textContent : '', rows: rows});
+document.body.appendChild(pre);
+</script>`
+
+// checkScaleAndNarrowLayout checks what a reader must see first (issue
+// 28): the banner naming the profile and that it is not the paper's scale,
+// n on every claim row, and, on a 420-pixel-wide screen, every claim's
+// verdict inside the page.
+func checkScaleAndNarrowLayout(t *testing.T, page []byte, claims []struct{ ID, Figure, Verdict string }, run func(...string) []byte) {
+	t.Helper()
+	i := bytes.LastIndex(page, []byte("</body>"))
+	measured := append(append(append([]byte{}, page[:i]...), measureClaims...), page[i:]...)
+	path := filepath.Join(t.TempDir(), "claims.html")
+	if err := os.WriteFile(path, measured, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(run("--window-size=420,3000", "--dump-dom", "file://"+path))
+	m := regexp.MustCompile(`(?s)<pre id="measured">(.*?)</pre>`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatal("the claims script left nothing in the DOM")
+	}
+	var got struct {
+		Banner string
+		Rows   []struct {
+			ID, N, Verdict          string
+			Right, Width, PageWidth float64
+		}
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got.Banner, "Profile smoke: NOT the paper's scale") {
+		t.Errorf("the banner reads %q", got.Banner)
+	}
+	if len(got.Rows) != len(claims) {
+		t.Errorf("%d claim rows measured, claims.json has %d", len(got.Rows), len(claims))
+	}
+	for _, r := range got.Rows {
+		if r.N == "" {
+			t.Errorf("claim %s: no n", r.ID)
+		}
+		if r.Width <= 0 || r.Right > r.PageWidth+0.5 {
+			t.Errorf("claim %s at 420 px: its verdict %q ends at %.0f px of %.0f", r.ID, r.Verdict, r.Right, r.PageWidth)
+		}
+	}
+}
 
 // paperAxes are the axes of the paper's figures (spec §2.8, §3.9, §4.6,
 // §5.5; the online-regret figure is log-log because Theorem 1's rates are

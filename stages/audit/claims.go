@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"zorepro/pipeline/provenance"
-	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 	"zorepro/stages/report"
 )
@@ -92,7 +91,6 @@ func (a *Auditor) Claims(ref string, src *provenance.FigureSource) (*ClaimsRepor
 			return nil, fmt.Errorf("%s-seeds.csv: %w", name, err)
 		}
 	}
-	src0 := stream.New(0, pp.Task, nil) // the report task's streams: no seed, its path
 	for i, c := range claims {
 		ck := ClaimCheck{ID: c.ID, Figure: c.Figure}
 		t, ok := tables[c.Figure]
@@ -102,7 +100,7 @@ func (a *Auditor) Claims(ref string, src *provenance.FigureSource) (*ClaimsRepor
 		case i >= len(recorded.Claims):
 			ck.Problem = "claims.json has no entry for it"
 		default:
-			res := report.Evaluate(c, t, report.ClaimStream(src0, c))
+			res := report.Evaluate(c, t)
 			ck.Verdict = string(res.Verdict)
 			got, err := json.Marshal(report.ResultOf(res))
 			var want bytes.Buffer

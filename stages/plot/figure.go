@@ -95,6 +95,16 @@ type PanelSpec struct {
 	// XMin, XMax, YMin, YMax fix the axis limits; nil means the data range
 	// (mean line and band). A non-positive limit on a log axis is ignored.
 	XMin, XMax, YMin, YMax *float64
+
+	// HLines are reference lines across the panel (e.g. a budget cap),
+	// drawn dashed in gray with their label; the y range includes them.
+	HLines []HLine
+}
+
+// HLine is a labelled horizontal reference line.
+type HLine struct {
+	Y     float64
+	Label string
 }
 
 // CurveStyle gives a curve's legend label and colour. The mean line is
@@ -125,8 +135,10 @@ type InsetSpec struct {
 
 // Layout defaults.
 const (
-	// PNGDPI is the resolution of the PNG that Render writes.
-	PNGDPI = 96
+	// PNGDPI is the resolution of the PNG that Render writes: twice a
+	// screen's 96, so that a figure stays sharp on a high-density display
+	// and when zoomed (806 pixels wide for a one-panel figure).
+	PNGDPI = 192
 
 	// DefaultPanelWidth and DefaultPanelHeight size each panel when
 	// Spec.Width or Spec.Height is zero.

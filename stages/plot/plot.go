@@ -2,11 +2,13 @@ package plot
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"fmt"
 	"image/color"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -51,6 +53,7 @@ type runner struct {
 	figure                 string
 	panelAxis, curveAxis   string
 	panelTitle             string
+	panelLabels            map[string]string // panel key → its text in panelTitle
 	panels                 []string
 	curves                 []string
 	labels, colors         map[string]string
@@ -67,6 +70,42 @@ type runner struct {
 	convergedBelow         *float64 // final mode: a seed converged when its raw y is below this
 	fit                    bool     // final mode: also write <figure>-fit.csv and <figure>-ratio.csv
 	inset                  *InsetSpec
+	shareY                 bool   // one y range for every panel
+	companionLogY          bool   // also a companion figure on a log y axis
+	capLabel               string // final mode: label of the line at converged_below ("" for none)
+}
+
+// sciText writes x for a label: "10⁶", "2·10⁴", or plain below 1000.
+func sciText(x float64) string {
+	if math.Abs(x) < 1000 || x != math.Trunc(x) {
+		return task.FormatFloat(x)
+	}
+	k := int(math.Floor(math.Log10(math.Abs(x))))
+	m := x / math.Pow(10, float64(k))
+	sup := strings.NewReplacer("0", "⁰", "1", "¹", "2", "²", "3", "³", "4", "⁴", "5", "⁵", "6", "⁶", "7", "⁷", "8", "⁸", "9", "⁹", "-", "⁻").Replace(strconv.Itoa(k))
+	if m == 1 {
+		return "10" + sup
+	}
+	return task.FormatFloat(m) + "·10" + sup
+}
+
+// sharedRange is the y range of every curve's mean and band, over all
+// panels (positive values only on a log axis).
+func sharedRange(curves []Curve, logY bool) (*float64, *float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range curves {
+		for _, ys := range [][]float64{c.Mean, c.Lo, c.Hi} {
+			for _, y := range ys {
+				if !math.IsNaN(y) && !math.IsInf(y, 0) && (!logY || y > 0) {
+					lo, hi = min(lo, y), max(hi, y)
+				}
+			}
+		}
+	}
+	if lo > hi {
+		return nil, nil
+	}
+	return &lo, &hi
 }
 
 // Plot modes.
@@ -91,6 +130,13 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	r.panelTitle = p.String("panel_title", task.Default("%s"))
 	if p.Has("panels") {
 		r.panels = p.Strings("panels", task.NonEmpty())
+	}
+	// panel_labels: a panel key's text in panel_title (default: the key).
+	r.panelLabels = map[string]string{}
+	if pl, ok := p.Sub("panel_labels"); ok {
+		for _, k := range pl.Keys() {
+			r.panelLabels[k] = pl.String(k)
+		}
 	}
 	r.curveAxis = p.String("curve", task.Required())
 	r.curves = p.Strings("curves", task.Required(), task.NonEmpty())
@@ -125,6 +171,12 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	r.loFloor = opt("band_floor")
 	r.band = Band(p.String("band", task.Default(string(BandMinMaxStd)), task.OneOf(string(BandMinMaxStd), string(BandStdErr))))
 	r.caption = p.String("caption", task.Default(""))
+	// share_y: one y range for every panel (the data's, over all of them),
+	// so that panels compare at a glance.
+	r.shareY = p.Bool("share_y", task.Default(false))
+	// companion_log_y: also <figure>-logy.png/svg, the same numbers on a
+	// log y axis.
+	r.companionLogY = p.Bool("companion_log_y", task.Default(false))
 	if in, ok := p.Sub("inset"); ok {
 		r.inset = &InsetSpec{XMin: in.Float("x_min", task.Required()), XMax: in.Float("x_max", task.Required()),
 			YMin: in.Float("y_min", task.Required()), YMax: in.Float("y_max", task.Required())}
@@ -134,6 +186,9 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 		r.xCoord = p.String("x_coord", task.Required())
 		r.yScale = p.Float("y_scale", task.Default(1.0), task.Above(0))
 		r.convergedBelow = opt("converged_below")
+		// cap_label: the label of a dashed line at converged_below, the
+		// budget runs stop at, "%s" standing for that budget ("" for no line).
+		r.capLabel = p.String("cap_label", task.Default(""))
 		r.fit = p.Bool("fit_loglog", task.Default(false))
 	}
 	return r
@@ -145,45 +200,76 @@ func (r *runner) Components() []any { return nil }
 func (r *runner) ExportFigures() bool { return true }
 
 func (r *runner) Run(ctx context.Context, env task.Env) error {
+	series, finals, panelOrder, err := r.collect(env)
+	if err != nil {
+		return err
+	}
+	curves, err := AggregateWith(series, AggregateOptions{Band: r.band, LoFloor: r.loFloor})
+	if err != nil {
+		return err
+	}
+	spec := r.spec(curves, panelOrder)
+	png, svg, err := Render(spec, curves)
+	if err != nil {
+		return err
+	}
+	outputs := []output{
+		{r.figure + ".png", png}, {r.figure + ".svg", svg},
+		{r.figure + ".csv", CurvesCSV(curves)}, {r.figure + "-seeds.csv", SeedsCSV(series)},
+	}
+	if r.companionLogY {
+		png, svg, err := Render(logCompanion(spec), curves)
+		if err != nil {
+			return err
+		}
+		outputs = append(outputs, output{r.figure + "-logy.png", png}, output{r.figure + "-logy.svg", svg})
+	}
+	if r.mode == ModeFinal && r.convergedBelow != nil {
+		outputs = append(outputs, output{r.figure + "-converged.csv", convergedCSV(finals, *r.convergedBelow, panelOrder, r.curves)})
+	}
+	if r.mode == ModeFinal && r.fit {
+		outputs = append(outputs, output{r.figure + "-fit.csv", FitCSV(series)}, output{r.figure + "-ratio.csv", RatioCSV(series, panelOrder, r.curves)})
+	}
+	for _, o := range outputs {
+		if err := env.Output(o.name, o.data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// output is one file a plot task publishes.
+type output struct {
+	name string
+	data []byte
+}
+
+// collect reads the inputs' curves: each seed's series in (panel order,
+// curve order, input order), so that aggregation and the CSVs list panels
+// and curves as the figure does; in final mode also each input's final
+// value.
+func (r *runner) collect(env task.Env) ([]Series, []final, []string, error) {
 	var series []Series
 	panelSeen := map[string]bool{}
 	var panelOrder []string
 	var finals []final
 	for _, in := range env.Inputs("curves") {
-		panel := ""
-		if r.panelAxis != "" {
-			v, ok := in.Coord(r.panelAxis)
-			if !ok {
-				return fmt.Errorf("input %s has no %q coordinate", in.Task(), r.panelAxis)
-			}
-			panel = v
-		}
-		curve, ok := in.Coord(r.curveAxis)
-		if !ok {
-			return fmt.Errorf("input %s has no %q coordinate", in.Task(), r.curveAxis)
+		panel, curve, seed, x, y, err := r.readInput(in)
+		if err != nil {
+			return nil, nil, nil, err
 		}
 		if !slices.Contains(r.curves, curve) {
 			continue
 		}
-		seedText, _ := in.Coord("seed")
-		seed, _ := strconv.ParseUint(seedText, 10, 64)
-		data, err := in.Read("curve.csv")
-		if err != nil {
-			return err
-		}
-		x, y, err := columns(data, r.x, r.y)
-		if err != nil {
-			return fmt.Errorf("%s curve.csv: %w", in.Task(), err)
+		if !panelSeen[panel] {
+			panelSeen[panel] = true
+			panelOrder = append(panelOrder, panel)
 		}
 		if r.mode == ModeFinal {
 			xv, ok := in.Coord(r.xCoord)
 			xf, err := strconv.ParseFloat(xv, 64)
 			if !ok || err != nil || len(y) == 0 {
-				return fmt.Errorf("input %s: no numeric %q coordinate or no rows", in.Task(), r.xCoord)
-			}
-			if !panelSeen[panel] {
-				panelSeen[panel] = true
-				panelOrder = append(panelOrder, panel)
+				return nil, nil, nil, fmt.Errorf("input %s: no numeric %q coordinate or no rows", in.Task(), r.xCoord)
 			}
 			finals = append(finals, final{panel: panel, curve: curve, seed: seed, x: xf, raw: y[len(y)-1]})
 			continue
@@ -195,10 +281,6 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 			}
 			x, y = x[:n], y[:n]
 		}
-		if !panelSeen[panel] {
-			panelSeen[panel] = true
-			panelOrder = append(panelOrder, panel)
-		}
 		series = append(series, Series{Panel: panel, Curve: curve, Seed: seed, X: x, Y: y})
 	}
 	if len(r.panels) > 0 {
@@ -207,8 +289,6 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 	if r.mode == ModeFinal {
 		series = r.finalSeries(finals)
 	}
-	// Series in (panel order, curve order, input order) so aggregation and
-	// the CSVs list panels and curves as the figure does.
 	rank := func(list []string, v string) int { return slices.Index(list, v) }
 	slices.SortStableFunc(series, func(a, b Series) int {
 		if d := rank(panelOrder, a.Panel) - rank(panelOrder, b.Panel); d != 0 {
@@ -216,21 +296,60 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 		}
 		return rank(r.curves, a.Curve) - rank(r.curves, b.Curve)
 	})
-	curves, err := AggregateWith(series, AggregateOptions{Band: r.band, LoFloor: r.loFloor})
-	if err != nil {
-		return err
+	return series, finals, panelOrder, nil
+}
+
+// readInput reads one input's panel and curve keys, seed and curve
+// columns (curves not plotted are read too: their keys say so).
+func (r *runner) readInput(in task.Input) (panel, curve string, seed uint64, x, y []float64, err error) {
+	if r.panelAxis != "" {
+		v, ok := in.Coord(r.panelAxis)
+		if !ok {
+			return "", "", 0, nil, nil, fmt.Errorf("input %s has no %q coordinate", in.Task(), r.panelAxis)
+		}
+		panel = v
 	}
+	curve, ok := in.Coord(r.curveAxis)
+	if !ok {
+		return "", "", 0, nil, nil, fmt.Errorf("input %s has no %q coordinate", in.Task(), r.curveAxis)
+	}
+	if !slices.Contains(r.curves, curve) {
+		return panel, curve, 0, nil, nil, nil
+	}
+	seedText, _ := in.Coord("seed")
+	seed, _ = strconv.ParseUint(seedText, 10, 64)
+	data, err := in.Read("curve.csv")
+	if err != nil {
+		return "", "", 0, nil, nil, err
+	}
+	if x, y, err = columns(data, r.x, r.y); err != nil {
+		return "", "", 0, nil, nil, fmt.Errorf("%s curve.csv: %w", in.Task(), err)
+	}
+	return panel, curve, seed, x, y, nil
+}
+
+// spec lays out the figure: its panels (one y range for all with
+// share_y; the cap line in final mode), curves and caption.
+func (r *runner) spec(curves []Curve, panelOrder []string) Spec {
 	nSeeds := 0
 	for _, c := range curves {
 		nSeeds = max(nSeeds, c.N)
 	}
 	spec := Spec{Title: r.title, Inset: r.inset}
+	yMin, yMax := r.yMin, r.yMax
+	if r.shareY && yMin == nil && yMax == nil {
+		yMin, yMax = sharedRange(curves, r.logY)
+	}
+	var hlines []HLine
+	if r.mode == ModeFinal && r.convergedBelow != nil && r.capLabel != "" {
+		hlines = append(hlines, HLine{Y: *r.convergedBelow * r.yScale, Label: strings.ReplaceAll(r.capLabel, "%s", sciText(*r.convergedBelow))})
+	}
 	for _, pk := range panelOrder {
 		title := ""
 		if r.panelAxis != "" {
-			title = strings.ReplaceAll(r.panelTitle, "%s", pk)
+			title = strings.ReplaceAll(r.panelTitle, "%s", cmp.Or(r.panelLabels[pk], pk))
 		}
-		spec.Panels = append(spec.Panels, PanelSpec{Key: pk, Title: title, XLabel: r.xLabel, YLabel: r.yLabel, LogX: r.logX, LogY: r.logY, XMin: r.xMin, XMax: r.xMax, YMin: r.yMin, YMax: r.yMax})
+		spec.Panels = append(spec.Panels, PanelSpec{Key: pk, Title: title, XLabel: r.xLabel, YLabel: r.yLabel, LogX: r.logX, LogY: r.logY, XMin: r.xMin, XMax: r.xMax, YMin: yMin, YMax: yMax, HLines: hlines})
 	}
 	for _, c := range r.curves {
 		label := r.labels[c]
@@ -244,38 +363,22 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 		spec.Curves = append(spec.Curves, CurveStyle{Key: c, Label: label, Color: col})
 	}
 	spec.Caption = strings.TrimSpace(r.caption + " Lines: mean across seeds; " + r.band.Caption(nSeeds) + ".")
-	png, svg, err := Render(spec, curves)
-	if err != nil {
-		return err
+	return spec
+}
+
+// logCompanion is the same figure on a log y axis: a companion view of
+// values the paper's linear axis squeezes together (Fig. 2's final losses,
+// all near the noise floor), not a figure of the paper.
+func logCompanion(s Spec) Spec {
+	c := s
+	c.Title = s.Title + " (log y)"
+	c.Caption = "A companion view of the same numbers on a log y axis, not the paper's axis. " + s.Caption
+	c.Panels = slices.Clone(s.Panels)
+	for i := range c.Panels {
+		c.Panels[i].LogY, c.Panels[i].YMin, c.Panels[i].YMax = true, nil, nil
 	}
-	outputs := []struct {
-		name string
-		data []byte
-	}{
-		{r.figure + ".png", png}, {r.figure + ".svg", svg},
-		{r.figure + ".csv", CurvesCSV(curves)}, {r.figure + "-seeds.csv", SeedsCSV(series)},
-	}
-	if r.mode == ModeFinal && r.convergedBelow != nil {
-		outputs = append(outputs, struct {
-			name string
-			data []byte
-		}{r.figure + "-converged.csv", convergedCSV(finals, *r.convergedBelow, panelOrder, r.curves)})
-	}
-	if r.mode == ModeFinal && r.fit {
-		outputs = append(outputs, struct {
-			name string
-			data []byte
-		}{r.figure + "-fit.csv", FitCSV(series)}, struct {
-			name string
-			data []byte
-		}{r.figure + "-ratio.csv", RatioCSV(series, panelOrder, r.curves)})
-	}
-	for _, o := range outputs {
-		if err := env.Output(o.name, o.data); err != nil {
-			return err
-		}
-	}
-	return nil
+	c.Inset = nil
+	return c
 }
 
 // final is one input's last value in final mode.

@@ -456,6 +456,12 @@ func (p panelData) draw(c draw.Canvas) {
 	floor := p.logFloor()
 	pl := newPlot(p.curves, s.LogX, s.LogY, floor, 0)
 	pl.Title.Text = s.Title
+	for _, h := range s.HLines {
+		if !s.LogY || h.Y > 0 {
+			pl.Add(hline(h))
+			pl.ys = append(pl.ys, h.Y)
+		}
+	}
 	pl.X.Min, pl.X.Max = axisRange(pl.xs, s.LogX, s.XMin, s.XMax)
 	pl.Y.Min, pl.Y.Max = axisRange(pl.ys, s.LogY, s.YMin, s.YMax)
 
@@ -499,9 +505,63 @@ func (p panelData) draw(c draw.Canvas) {
 	ic := draw.Canvas{Canvas: c.Canvas, Rectangle: insetRect(dc.Rectangle, fw, fh, p.occupancy(pl, dc, floor))}
 	ip := newPlot(p.curves, s.LogX, s.LogY, floor, insetTickSize)
 	ip.X.Min, ip.X.Max = in.XMin, in.XMax
-	ip.Y.Min, ip.Y.Max = in.YMin, in.YMax
+	ip.Y.Min, ip.Y.Max = p.insetYLimits(in, s.LogY)
 	ip.Draw(ic)
 	drawFrame(ip.DataCanvas(ic))
+}
+
+// hline draws a reference line across the data area, dashed gray, with
+// its label above its right end.
+type hline HLine
+
+var (
+	hlineStyle      = draw.LineStyle{Color: color.Gray{Y: 0x60}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+	hlineLabelStyle = textStyle(legendFontSz, draw.XRight, draw.YBottom)
+)
+
+// Plot implements gonum/plot's Plotter.
+func (h hline) Plot(c draw.Canvas, p *gplot.Plot) {
+	_, trY := p.Transforms(&c)
+	y := trY(h.Y)
+	c.StrokeLine2(hlineStyle, c.Min.X, y, c.Max.X, y)
+	if h.Label != "" {
+		c.FillText(hlineLabelStyle, vg.Point{X: c.Max.X - vg.Points(3), Y: y + vg.Points(2)}, h.Label)
+	}
+}
+
+// insetYLimits returns the inset's y limits: the spec's, widened to every
+// mean and band value of the curves within its x limits, so that no curve
+// leaves the inset (the paper's [0, 2] would clip HalfCheetah's ARS at
+// H = 5, at 2.04); a widened end gets 5% of the range as margin.
+func (p panelData) insetYLimits(in *InsetSpec, logY bool) (float64, float64) {
+	lo, hi := in.YMin, in.YMax
+	dlo, dhi := math.Inf(1), math.Inf(-1)
+	for _, sc := range p.curves {
+		for i, x := range sc.c.X {
+			if x < in.XMin || x > in.XMax {
+				continue
+			}
+			for _, y := range []float64{sc.c.Mean[i], sc.c.Lo[i], sc.c.Hi[i]} {
+				if !math.IsNaN(y) && !math.IsInf(y, 0) && (!logY || y > 0) {
+					dlo, dhi = min(dlo, y), max(dhi, y)
+				}
+			}
+		}
+	}
+	pad := 0.05 * (max(hi, dhi) - min(lo, dlo))
+	if dlo < lo {
+		lo = dlo - pad
+		if logY {
+			lo = dlo / 1.1
+		}
+	}
+	if dhi > hi {
+		hi = dhi + pad
+		if logY {
+			hi = dhi * 1.1
+		}
+	}
+	return lo, hi
 }
 
 // occupancyCells is the number of cells per side of the grid over a

@@ -385,3 +385,32 @@ func TestInsetAvoidsData(t *testing.T) {
 		}
 	}
 }
+
+// An inset keeps the paper's y limits unless a curve within its x limits
+// would leave them: then they widen to the data with a 5% margin (issue
+// 28: HalfCheetah's ARS at H = 5, 2.04, was clipped by the paper's [0, 2]).
+func TestInsetYLimitsWidenToTheData(t *testing.T) {
+	in := &InsetSpec{XMin: 1, XMax: 5, YMin: 0, YMax: 2}
+	panel := func(ys ...float64) panelData {
+		xs := []float64{1, 3, 5, 10}
+		return panelData{curves: []styledCurve{{c: Curve{X: xs, Mean: ys, Lo: ys, Hi: ys}}}}
+	}
+	if lo, hi := panel(0.5, 1, 1.5, 40).insetYLimits(in, false); lo != 0 || hi != 2 {
+		t.Errorf("data inside: [%v, %v], want the spec's [0, 2] (x = 10 is outside the inset)", lo, hi)
+	}
+	if lo, hi := panel(0.5, 1, 2.04, 40).insetYLimits(in, false); lo != 0 || math.Abs(hi-(2.04+0.05*2.04)) > 1e-12 {
+		t.Errorf("2.04 at x = 5: [%v, %v], want [0, 2.142]", lo, hi)
+	}
+	if lo, _ := panel(-1, 1, 1, 1).insetYLimits(in, false); math.Abs(lo-(-1-0.05*3)) > 1e-12 {
+		t.Errorf("−1 at x = 1: lower limit %v, want −1.15", lo)
+	}
+}
+
+// Cap labels write budgets as powers of ten.
+func TestSciText(t *testing.T) {
+	for x, want := range map[float64]string{1e6: "10⁶", 20000: "2·10⁴", 500: "500", 1.5e5: "1.5·10⁵"} {
+		if got := sciText(x); got != want {
+			t.Errorf("sciText(%v) = %q, want %q", x, got, want)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,26 +18,35 @@ const (
 	StatDifference Stat = "difference" // mean(curves[0]) − mean(curves[1]) at each key
 	StatRatio      Stat = "ratio"      // mean(curves[0]) / mean(curves[1]) at each key
 	StatOrder      Stat = "order"      // mean(curves[i]) − mean(curves[i+1]), each consecutive pair, at each key
-	StatCrossover  Stat = "crossover"  // the smallest key from which the difference holds at every larger key
-	StatTrend      Stat = "trend"      // slope of log(ratio) (or of log mean, one curve) against log key
-	StatSlope      Stat = "slope"      // per panel: slope of log mean y against log x
+	StatCrossover  Stat = "crossover"  // curves[0] − curves[1] > 0 at every key from Between[1] on; the crossover key reported
+	StatTrend      Stat = "trend"      // per-seed slope of log(ratio) (or of log y, one curve) against log key
+	StatSlope      Stat = "slope"      // per panel: per-seed slope of log y against log x
 	StatFraction   Stat = "fraction"   // each curve's fraction of seeds with y below Below, at each key
-	StatMedian     Stat = "median"     // each curve's median at each key
-	StatBest       Stat = "best"       // the curve with the lowest (Expect "<") or highest (">") mean at each key, and its margin over the runner-up
+	StatMedian     Stat = "median"     // each curve's median at each key (runs at Cap censored)
+	StatBest       Stat = "best"       // Winner against every other curve: lowest (Expect "<") or highest (">") at each key
+	StatIncrease   Stat = "increase"   // per curve: the fraction of seeds whose y is larger at the last key than at the first (runs at Cap censored)
+	StatGrowth     Stat = "growth"     // per-seed least-squares slope of curves[0] − curves[1] against the key (linear): does a gap grow?
+)
+
+// Measures: what a claim compares at a point.
+const (
+	MeasureValue  = ""        // the curve's y at the point
+	MeasureLogAUC = "log-auc" // the mean of log₁₀ y over log₁₀ x up to the point (sample efficiency: lower learns faster)
 )
 
 // Verdict is what a statistic says of its claim.
 type Verdict string
 
-// Verdicts.
+// Verdicts: a reader must be able to tell apart a claim the data show, one
+// they contradict, and one this scale cannot decide.
 const (
-	Holds        Verdict = "holds"
-	Fails        Verdict = "fails"
-	Inconclusive Verdict = "inconclusive"
-	Reported     Verdict = "reported" // a value without a claimed side
+	Holds        Verdict = "holds"        // the whole interval is on the claimed side
+	Contradicted Verdict = "contradicted" // the whole interval is on the other side
+	NotShown     Verdict = "not-shown"    // the interval straddles the claimed threshold: not shown at this scale
+	Reported     Verdict = "reported"     // a value without a claimed side
 )
 
-// Claim is one claim of the paper about a figure.
+// Claim is one claim about a figure.
 type Claim struct {
 	ID      string
 	Figure  string // the plot's figure name, e.g. fig3a-swimmer
@@ -53,181 +61,314 @@ type Claim struct {
 	// Keys restricts the claim to these panels or x values (empty: all).
 	Keys []string
 	At   At // where on a curve, for "panel" claims
+	// Measure is what is compared at the point (MeasureValue or
+	// MeasureLogAUC).
+	Measure string
 	// Expect is the claimed side of Threshold: ">" or "<", or "~" for
 	// within Tolerance of it.
 	Expect               string
 	Threshold, Tolerance float64
-	// Between is a crossover's claimed range of keys (its differences are
-	// claimed "> 0").
+	// Between is a crossover's claimed range of keys: curves[0] is claimed
+	// ahead at every key from Between[1] on.
 	Between [2]float64
 	// Below is a fraction's bound: a seed counts when its value is below.
 	Below float64
+	// Winner is a best claim's claimed winner.
+	Winner string
+	// Cap, when positive, is a budget runs stop at: a value at or above
+	// it is only known to be at least Cap (medians, increases).
+	Cap float64
+	// Source is "paper" when the sentence and its threshold are the
+	// paper's, "project" when this project chose the threshold or the
+	// claim (the report marks them).
+	Source string
 }
 
-// Finding is a statistic at one key (or, for order, one pair at a key).
+// Finding is a statistic at one key (or, for order and best, one pair at
+// a key), with its interval and the seeds behind it.
 type Finding struct {
-	Key     string  `json:"key"`
-	Label   string  `json:"label"`
-	Value   float64 `json:"value"`
-	Lo      float64 `json:"lo"`
-	Hi      float64 `json:"hi"`
-	Seeds   int     `json:"seeds"` // fewest seeds of a curve behind it
-	Verdict Verdict `json:"verdict"`
+	Key     string
+	Label   string
+	Value   float64
+	Lo, Hi  float64
+	Seeds   int     // n: the seeds behind it
+	Method  string  // how the interval is made (Method*)
+	X       string  // where on the curves it was taken, e.g. "x = 300000"
+	Verdict Verdict // on the claimed side, the other, neither, or reported
 }
 
 // Result is a claim's findings and its verdict: it holds when every
-// finding holds, fails when one fails, and is inconclusive otherwise.
+// finding holds, is contradicted when one is, and is not shown otherwise.
 type Result struct {
 	Claim    Claim
 	Findings []Finding
 	// Summary is the across-key value of a crossover or trend claim.
 	Summary *Finding
 	Verdict Verdict
-	// Problem says why a claim could not be computed (then Inconclusive).
+	// Problem says why a claim could not be computed (then NotShown).
 	Problem string
 }
 
-// Evaluate computes a claim on a figure's per-seed table, drawing its
-// bootstrap replicates from rng.
-func Evaluate(c Claim, t Table, rng *rand.Rand) Result {
+// Evaluate computes a claim on a figure's per-seed table. Every interval
+// is deterministic: the same table gives the same bits.
+func Evaluate(c Claim, t Table) Result {
 	res := Result{Claim: c}
 	if err := c.check(); err != nil {
-		res.Verdict, res.Problem = Inconclusive, err.Error()
+		res.Verdict, res.Problem = NotShown, err.Error()
 		return res
 	}
-	keys, points, err := c.points(t)
-	if err != nil {
-		res.Verdict, res.Problem = Inconclusive, err.Error()
-		return res
+	var err error
+	switch c.Stat {
+	case StatSlope:
+		res.Findings, err = slopes(c, t)
+	case StatTrend, StatGrowth:
+		res.Summary, err = trend(c, t)
+	case StatIncrease:
+		res.Findings, err = increases(c, t)
+	default:
+		var keys []string
+		var points []*Point
+		if keys, points, err = c.points(t); err == nil {
+			res.Findings = evaluatePoints(c, keys, points)
+		}
 	}
+	switch {
+	case err != nil:
+		res.Verdict, res.Problem = NotShown, err.Error()
+	case c.Stat == StatValue || (c.Stat == StatFraction || c.Stat == StatMedian) && c.Expect == "":
+		res.Verdict = Reported
+	case c.Stat == StatCrossover:
+		res.Summary, res.Verdict = crossover(c, res.Findings)
+	case c.Stat == StatTrend || c.Stat == StatGrowth:
+		res.Verdict = res.Summary.Verdict
+	default:
+		res.Verdict = overall(res.Findings)
+	}
+	return res
+}
+
+// evaluatePoints computes the statistics that look at each key's point.
+func evaluatePoints(c Claim, keys []string, points []*Point) []Finding {
+	var out []Finding
+	for i, p := range points {
+		switch c.Stat {
+		case StatValue, StatFraction, StatMedian:
+			for _, cv := range c.Curves {
+				out = append(out, oneCurve(c, keys[i], p, cv))
+			}
+		case StatBest:
+			for _, other := range c.Curves {
+				if other != c.Winner {
+					iv := difference(p, c.Winner, other)
+					out = append(out, finding(c, keys[i], fmt.Sprintf("%s − %s (claimed %s: %s)", c.Winner, other, bestWord(c), c.Winner), iv, p, judge(iv, c.Expect, 0, 0)))
+				}
+			}
+		default: // difference, ratio, order, crossover
+			expect, thr := c.Expect, c.Threshold
+			if c.Stat == StatCrossover {
+				expect, thr = ">", 0
+			}
+			for _, pr := range c.pairs() {
+				iv, label := difference(p, pr[0], pr[1]), pr[0]+" − "+pr[1]
+				if c.Stat == StatRatio {
+					iv, label = fieller(p.Values[pr[0]], p.Values[pr[1]], p.shared(pr[0], pr[1])), pr[0]+" / "+pr[1]
+				}
+				out = append(out, finding(c, keys[i], label, iv, p, judge(iv, expect, thr, c.Tolerance)))
+			}
+		}
+	}
+	return out
+}
+
+// oneCurve is a value, fraction or median of one curve at a point.
+func oneCurve(c Claim, key string, p *Point, cv string) Finding {
+	v := Reported
+	var iv Interval
+	label := cv
 	switch c.Stat {
 	case StatValue:
+		iv = tMean(p.Values[cv], MethodT)
+	case StatFraction:
+		k := 0
+		for _, y := range p.Values[cv] {
+			if y < c.Below {
+				k++
+			}
+		}
+		iv, label = clopperPearson(k, len(p.Values[cv]), MethodExact), cv+" below "+num(c.Below)
+	case StatMedian:
+		iv, label = medianOS(p.Values[cv], c.Cap), "median "+cv
+	}
+	if c.Stat != StatValue && c.Expect != "" {
+		v = judge(iv, c.Expect, c.Threshold, c.Tolerance)
+	}
+	return finding(c, key, label, iv, p, v)
+}
+
+func bestWord(c Claim) string {
+	if c.Expect == ">" {
+		return "highest"
+	}
+	return "lowest"
+}
+
+// pairs are the curve pairs a difference, ratio, order or crossover
+// compares.
+func (c Claim) pairs() [][2]string {
+	if c.Stat != StatOrder {
+		return [][2]string{{c.Curves[0], c.Curves[1]}}
+	}
+	var out [][2]string
+	for i := 0; i+1 < len(c.Curves); i++ {
+		out = append(out, [2]string{c.Curves[i], c.Curves[i+1]})
+	}
+	return out
+}
+
+// difference is mean(a) − mean(b) at p: the paired t interval when the two
+// curves have the same seeds there, Welch's otherwise.
+func difference(p *Point, a, b string) Interval {
+	if p.shared(a, b) {
+		return pairedDiff(p.Values[a], p.Values[b])
+	}
+	return welchDiff(p.Values[a], p.Values[b])
+}
+
+// slopes computes a slope claim: per panel, the per-seed slope of log y
+// against log x over the curve's points (up to At when it is a number).
+func slopes(c Claim, t Table) ([]Finding, error) {
+	var out []Finding
+	a := c.Curves[0]
+	for _, panel := range c.keep(t.Panels()) {
+		bySeed := map[uint64]*[2][]float64{}
+		var seeds []uint64
+		for _, r := range t {
+			if r.Panel != panel || r.Curve != a || c.At.Set && r.X > c.At.X {
+				continue
+			}
+			s, ok := bySeed[r.Seed]
+			if !ok {
+				s = &[2][]float64{}
+				bySeed[r.Seed] = s
+				seeds = append(seeds, r.Seed)
+			}
+			s[0], s[1] = append(s[0], r.X), append(s[1], r.Y)
+		}
+		if len(seeds) == 0 {
+			return nil, fmt.Errorf("%w: curve %q has no points in panel %q", ErrTable, a, panel)
+		}
+		slices.Sort(seeds)
+		series := make([][2][]float64, len(seeds))
+		for i, s := range seeds {
+			series[i] = *bySeed[s]
+		}
+		iv := seedSlopes(series)
+		f := finding(c, panel, "slope of log "+a+" against log x", iv, nil, judge(iv, c.Expect, c.Threshold, c.Tolerance))
+		f.X = "every x" + map[bool]string{true: " ≤ " + c.At.String()}[c.At.Set]
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// trend computes a trend claim: per seed (one present at every key), the
+// least-squares slope of log(curves[0] / curves[1]) (or of log curves[0])
+// against log key, then the t interval across seeds; a growth claim is the
+// slope of curves[0] − curves[1] against the key itself.
+func trend(c Claim, t Table) (*Finding, error) {
+	keys, points, err := c.points(t)
+	if err != nil {
+		return nil, err
+	}
+	if len(keys) < 2 {
+		return nil, fmt.Errorf("a trend needs at least two keys, this figure has %d", len(keys))
+	}
+	xs := make([]float64, len(keys))
+	for i, k := range keys {
+		x, err := strconv.ParseFloat(k, 64)
+		if err != nil || x <= 0 {
+			return nil, fmt.Errorf("a trend needs positive numeric keys, got %q", k)
+		}
+		xs[i] = x
+	}
+	var series [][2][]float64
+	var linear []float64
+	for _, seed := range commonSeeds(points, c.Curves) {
+		ys := make([]float64, len(points))
 		for i, p := range points {
-			for _, cv := range c.Curves {
-				iv := bootstrap([]*Point{p}, []string{cv}, func(s sample) float64 { return mean(s[0][cv]) }, rng)
-				res.Findings = append(res.Findings, finding(keys[i], cv, iv, p, []string{cv}, Reported))
+			ys[i] = p.value(c.Curves[0], seed)
+			switch {
+			case c.Stat == StatGrowth:
+				ys[i] -= p.value(c.Curves[1], seed)
+			case len(c.Curves) > 1:
+				ys[i] /= p.value(c.Curves[1], seed)
 			}
 		}
-		res.Verdict = Reported
-		return res
-	case StatFraction, StatMedian:
-		for i, p := range points {
-			for _, cv := range c.Curves {
-				stat, label := func(s sample) float64 { return fractionBelow(s[0][cv], c.Below) }, cv+" below "+num(c.Below)
-				if c.Stat == StatMedian {
-					stat, label = func(s sample) float64 { return median(s[0][cv]) }, "median "+cv
-				}
-				iv := bootstrap([]*Point{p}, []string{cv}, stat, rng)
-				v := Reported
-				if c.Expect != "" {
-					v = judge(iv, c.Expect, c.Threshold, c.Tolerance)
-				}
-				res.Findings = append(res.Findings, finding(keys[i], label, iv, p, []string{cv}, v))
+		series = append(series, [2][]float64{xs, ys})
+		linear = append(linear, olsSlope(xs, ys))
+	}
+	iv := seedSlopes(series)
+	label := "slope of log " + strings.Join(c.Curves, " / ") + " against log " + c.over()
+	if c.Stat == StatGrowth {
+		iv = tMean(linear, MethodSeedSlopes)
+		label = "slope of " + c.Curves[0] + " − " + c.Curves[1] + " against " + c.over()
+	}
+	f := finding(c, strings.Join(keys, ", "), label, iv, points[0], judge(iv, c.Expect, c.Threshold, c.Tolerance))
+	return &f, nil
+}
+
+// increases computes an increase claim: for each curve, each seed's values
+// at the first and the last key are compared (a value at or above Cap is
+// only known to be at least Cap, so two such values are a tie, and ties
+// are left out); the statistic is the fraction of the other seeds whose
+// value increased, with the exact interval of a sign count. It is claimed
+// above 0.5 (Expect ">": most seeds increase) or below.
+func increases(c Claim, t Table) ([]Finding, error) {
+	keys, points, err := c.points(t)
+	if err != nil {
+		return nil, err
+	}
+	if len(keys) < 2 {
+		return nil, fmt.Errorf("an increase needs at least two keys, this figure has %d", len(keys))
+	}
+	first, last := points[0], points[len(points)-1]
+	var out []Finding
+	for _, cv := range c.Curves {
+		up, n := 0, 0
+		for _, seed := range commonSeeds([]*Point{first, last}, []string{cv}) {
+			a, b := first.value(cv, seed), last.value(cv, seed)
+			if c.Cap > 0 {
+				a, b = min(a, c.Cap), min(b, c.Cap)
+			}
+			if a == b {
+				continue
+			}
+			n++
+			if b > a {
+				up++
 			}
 		}
-		if c.Expect == "" {
-			res.Verdict = Reported
-			return res
-		}
-	case StatBest:
-		for i, p := range points {
-			win, run := ranked(p, c.Curves, c.Expect == "<")
-			stat := func(s sample) float64 { return mean(s[0][win]) - mean(s[0][run]) }
-			iv := bootstrap([]*Point{p}, c.Curves, stat, rng)
-			word := "lowest"
-			if c.Expect == ">" {
-				word = "highest"
-			}
-			label := fmt.Sprintf("%s: %s (margin over %s)", word, win, run)
-			res.Findings = append(res.Findings, finding(keys[i], label, iv, p, []string{win, run}, judge(iv, c.Expect, 0, 0)))
-		}
-	case StatDifference, StatRatio, StatOrder, StatCrossover:
-		pairs := [][2]string{{c.Curves[0], c.Curves[1]}}
-		if c.Stat == StatOrder {
-			pairs = pairs[:0]
-			for i := 0; i+1 < len(c.Curves); i++ {
-				pairs = append(pairs, [2]string{c.Curves[i], c.Curves[i+1]})
+		iv := clopperPearson(up, n, MethodSign)
+		f := finding(c, keys[0]+" → "+keys[len(keys)-1], fmt.Sprintf("%s: seeds higher at %s than at %s", cv, keys[len(keys)-1], keys[0]), iv, nil, judge(iv, c.Expect, 0.5, 0))
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// commonSeeds returns the seeds every curve has at every point, in order.
+func commonSeeds(points []*Point, curves []string) []uint64 {
+	var out []uint64
+	for _, s := range points[0].Seeds[curves[0]] {
+		all := true
+		for _, p := range points {
+			for _, cv := range curves {
+				all = all && slices.Contains(p.Seeds[cv], s)
 			}
 		}
-		expect, thr := c.Expect, c.Threshold
-		if c.Stat == StatCrossover {
-			expect, thr = ">", 0
-		}
-		for i, p := range points {
-			for _, pr := range pairs {
-				a, b := pr[0], pr[1]
-				stat, label := func(s sample) float64 { return mean(s[0][a]) - mean(s[0][b]) }, a+" − "+b
-				if c.Stat == StatRatio {
-					stat, label = func(s sample) float64 { return mean(s[0][a]) / mean(s[0][b]) }, a+" / "+b
-				}
-				iv := bootstrap([]*Point{p}, []string{a, b}, stat, rng)
-				res.Findings = append(res.Findings, finding(keys[i], label, iv, p, []string{a, b}, judge(iv, expect, thr, c.Tolerance)))
-			}
-		}
-		if c.Stat == StatCrossover {
-			res.Summary, res.Verdict = crossover(c, res.Findings)
-			return res
-		}
-	case StatTrend:
-		if len(keys) < 2 {
-			res.Verdict, res.Problem = Inconclusive, fmt.Sprintf("a trend needs at least two keys, this figure has %d", len(keys))
-			return res
-		}
-		xs := make([]float64, len(keys))
-		for i, k := range keys {
-			x, err := strconv.ParseFloat(k, 64)
-			if err != nil || x <= 0 {
-				res.Verdict, res.Problem = Inconclusive, fmt.Sprintf("a trend needs positive numeric keys, got %q", k)
-				return res
-			}
-			xs[i] = math.Log(x)
-		}
-		a := c.Curves[0]
-		stat := func(s sample) float64 {
-			ys := make([]float64, len(s))
-			for i := range s {
-				q := mean(s[i][a])
-				if len(c.Curves) > 1 {
-					q /= mean(s[i][c.Curves[1]])
-				}
-				ys[i] = math.Log(q)
-			}
-			return olsSlope(xs, ys)
-		}
-		iv := bootstrap(points, c.Curves, stat, rng)
-		label := "slope of log " + strings.Join(c.Curves, " / ") + " against log " + c.over()
-		f := finding(strings.Join(keys, ", "), label, iv, nil, nil, judge(iv, c.Expect, c.Threshold, c.Tolerance))
-		f.Seeds = fewestSeeds(points, c.Curves)
-		res.Summary = &f
-		res.Verdict = f.Verdict
-		return res
-	case StatSlope:
-		for _, panel := range keys {
-			xp, pts, err := c.withPanel(panel).xPoints(t)
-			if err != nil {
-				res.Verdict, res.Problem = Inconclusive, err.Error()
-				return res
-			}
-			lx := make([]float64, len(xp))
-			for i, x := range xp {
-				lx[i] = math.Log(x)
-			}
-			a := c.Curves[0]
-			stat := func(s sample) float64 {
-				ys := make([]float64, len(s))
-				for i := range s {
-					ys[i] = math.Log(mean(s[i][a]))
-				}
-				return olsSlope(lx, ys)
-			}
-			iv := bootstrap(pts, c.Curves[:1], stat, rng)
-			f := finding(panel, "slope of log "+a+" against log x", iv, nil, nil, judge(iv, c.Expect, c.Threshold, c.Tolerance))
-			f.Seeds = fewestSeeds(pts, c.Curves[:1])
-			res.Findings = append(res.Findings, f)
+		if all {
+			out = append(out, s)
 		}
 	}
-	res.Verdict = overall(res.Findings)
-	return res
+	return out
 }
 
 func (c Claim) over() string {
@@ -237,12 +378,10 @@ func (c Claim) over() string {
 	return "panel"
 }
 
-func (c Claim) withPanel(p string) Claim { c.Panel = p; return c }
-
 // check reports a claim that cannot be computed as declared.
 func (c Claim) check() error {
 	need := map[Stat]int{StatValue: 1, StatDifference: 2, StatRatio: 2, StatOrder: 2, StatCrossover: 2, StatTrend: 1, StatSlope: 1,
-		StatFraction: 1, StatMedian: 1, StatBest: 2}
+		StatFraction: 1, StatMedian: 1, StatBest: 2, StatIncrease: 1, StatGrowth: 2}
 	optional := c.Stat == StatValue || c.Stat == StatCrossover || (c.Stat == StatFraction || c.Stat == StatMedian) && c.Expect == ""
 	n, ok := need[c.Stat]
 	switch {
@@ -252,101 +391,30 @@ func (c Claim) check() error {
 		return fmt.Errorf("statistic %s needs %d curve(s), got %d", c.Stat, n, len(c.Curves))
 	case !optional && !slices.Contains([]string{">", "<", "~"}, c.Expect):
 		return fmt.Errorf("expect must be >, < or ~, got %q", c.Expect)
-	case c.Stat == StatBest && c.Expect == "~":
-		return fmt.Errorf("a best claim expects < (lowest) or > (highest)")
+	case (c.Stat == StatBest || c.Stat == StatIncrease) && c.Expect == "~":
+		return fmt.Errorf("a %s claim expects < or >", c.Stat)
+	case c.Stat == StatBest && !slices.Contains(c.Curves, c.Winner):
+		return fmt.Errorf("a best claim names its claimed winner among its curves (winner), got %q", c.Winner)
 	case c.Over != "" && c.Over != "panel" && c.Over != "x":
 		return fmt.Errorf("over must be panel or x, got %q", c.Over)
+	case c.Measure != MeasureValue && c.Measure != MeasureLogAUC:
+		return fmt.Errorf("measure must be %q or empty, got %q", MeasureLogAUC, c.Measure)
 	}
 	return nil
 }
 
-// points returns the claim's keys and the curves' values at each: the
-// panels (over "panel"; a slope's panels carry no point) or the x values
-// of one panel (over "x").
-func (c Claim) points(t Table) ([]string, []*Point, error) {
-	if c.Stat == StatSlope {
-		return c.keep(t.Panels()), nil, nil
-	}
-	if c.over() == "x" {
-		xs, pts, err := c.xPoints(t)
-		keys := make([]string, len(xs))
-		for i, x := range xs {
-			keys[i] = strconv.FormatFloat(x, 'g', -1, 64)
-		}
-		return keys, pts, err
-	}
-	keys := c.keep(t.Panels())
-	pts := make([]*Point, len(keys))
-	for i, k := range keys {
-		p, err := t.Point(k, c.Curves, c.At)
-		if err != nil {
-			return nil, nil, err
-		}
-		pts[i] = p
-	}
-	return keys, pts, nil
-}
-
-// xPoints returns the x values curves[0] has in c.Panel, increasing
-// (restricted to Keys for an "x" claim), and the curves' values at each.
-func (c Claim) xPoints(t Table) ([]float64, []*Point, error) {
-	var xs []float64
-	for _, r := range t {
-		if r.Panel == c.Panel && r.Curve == c.Curves[0] && !slices.Contains(xs, r.X) {
-			xs = append(xs, r.X)
-		}
-	}
-	slices.Sort(xs)
-	if len(xs) == 0 {
-		return nil, nil, fmt.Errorf("%w: curve %q has no points in panel %q", ErrTable, c.Curves[0], c.Panel)
-	}
-	if c.over() == "x" && len(c.Keys) > 0 {
-		xs = slices.DeleteFunc(xs, func(x float64) bool { return !slices.Contains(c.Keys, strconv.FormatFloat(x, 'g', -1, 64)) })
-	}
-	if len(xs) == 0 {
-		return nil, nil, fmt.Errorf("%w: curve %q has no point at x in %v in panel %q", ErrTable, c.Curves[0], c.Keys, c.Panel)
-	}
-	pts := make([]*Point, len(xs))
-	for i, x := range xs {
-		p, err := t.Point(c.Panel, c.Curves, At{X: x, Set: true})
-		if err != nil {
-			return nil, nil, err
-		}
-		pts[i] = p
-	}
-	return xs, pts, nil
-}
-
-// keep restricts panels to Keys (a "panel" claim's), in table order.
-func (c Claim) keep(panels []string) []string {
-	if len(c.Keys) == 0 || c.over() == "x" {
-		return panels
-	}
-	return slices.DeleteFunc(slices.Clone(panels), func(p string) bool { return !slices.Contains(c.Keys, p) })
-}
-
-func finding(key, label string, iv Interval, p *Point, curves []string, v Verdict) Finding {
-	f := Finding{Key: key, Label: label, Value: iv.Value, Lo: iv.Lo, Hi: iv.Hi, Verdict: v}
+func finding(c Claim, key, label string, iv Interval, p *Point, v Verdict) Finding {
+	f := Finding{Key: key, Label: label, Value: iv.Value, Lo: iv.Lo, Hi: iv.Hi, Seeds: iv.N, Method: iv.Method, Verdict: v}
 	if p != nil {
-		f.Seeds = fewestSeeds([]*Point{p}, curves)
+		f.X = p.where(c)
 	}
 	return f
-}
-
-func fewestSeeds(points []*Point, curves []string) int {
-	n := math.MaxInt
-	for _, p := range points {
-		for _, c := range curves {
-			n = min(n, len(p.Values[c]))
-		}
-	}
-	return n
 }
 
 // judge places an interval against the claimed side of thr.
 func judge(iv Interval, expect string, thr, tol float64) Verdict {
 	if math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) {
-		return Inconclusive
+		return NotShown
 	}
 	switch expect {
 	case ">":
@@ -354,84 +422,69 @@ func judge(iv Interval, expect string, thr, tol float64) Verdict {
 			return Holds
 		}
 		if iv.Hi <= thr {
-			return Fails
+			return Contradicted
 		}
 	case "<":
 		if iv.Hi < thr {
 			return Holds
 		}
 		if iv.Lo >= thr {
-			return Fails
+			return Contradicted
 		}
 	case "~":
 		if iv.Lo >= thr-tol && iv.Hi <= thr+tol {
 			return Holds
 		}
 		if iv.Hi < thr-tol || iv.Lo > thr+tol {
-			return Fails
+			return Contradicted
 		}
 	}
-	return Inconclusive
+	return NotShown
 }
 
-// overall is every finding holding, one failing, or inconclusive.
+// overall is every finding holding, one contradicted, or not shown.
 func overall(fs []Finding) Verdict {
 	if len(fs) == 0 {
-		return Inconclusive
+		return NotShown
 	}
 	v := Holds
 	for _, f := range fs {
 		switch f.Verdict {
-		case Fails:
-			return Fails
-		case Inconclusive:
-			v = Inconclusive
+		case Contradicted:
+			return Contradicted
+		case NotShown:
+			v = NotShown
 		}
 	}
 	return v
 }
 
-// crossover finds the smallest key from which the difference holds at
-// every larger key (keys in increasing order) and judges it against
-// Between: inside holds, outside fails; no such key (the
-// difference does not hold at the largest key) is inconclusive, or fails
-// when the difference fails there.
+// crossover judges a crossover claim: curves[0] ahead at every key from
+// Between[1] on holds; behind at one of them (the whole interval on the
+// other side) is contradicted; otherwise it is not shown. Keys below that
+// are not judged (the claimed crossover lies in Between). The summary
+// reports the crossover: the smallest key from which curves[0] is ahead
+// at every larger key, if any.
 func crossover(c Claim, fs []Finding) (*Finding, Verdict) {
+	s := &Finding{Label: "crossover of " + c.Curves[0] + " over " + c.Curves[1], Lo: math.NaN(), Hi: math.NaN(), Value: math.NaN()}
 	k := len(fs)
 	for k > 0 && fs[k-1].Verdict == Holds {
 		k--
 	}
-	s := &Finding{Label: "crossover of " + c.Curves[0] + " over " + c.Curves[1], Lo: math.NaN(), Hi: math.NaN(), Value: math.NaN()}
-	if k == len(fs) {
-		if len(fs) > 0 && fs[len(fs)-1].Verdict == Fails {
-			return s, Fails
-		}
-		return s, Inconclusive
+	if k < len(fs) {
+		s.Key = fs[k].Key
+		s.Value, _ = strconv.ParseFloat(s.Key, 64)
 	}
-	s.Key = fs[k].Key
-	x, err := strconv.ParseFloat(s.Key, 64)
-	if err != nil {
-		return s, Inconclusive
-	}
-	s.Value = x
-	if x >= c.Between[0] && x <= c.Between[1] {
-		return s, Holds
-	}
-	return s, Fails
-}
-
-// fractionBelow is the fraction of xs below b (NaN for none).
-func fractionBelow(xs []float64, b float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	n := 0
-	for _, x := range xs {
-		if x < b {
-			n++
+	var judged []Finding
+	for _, f := range fs {
+		if x, err := strconv.ParseFloat(f.Key, 64); err == nil && x >= c.Between[1] {
+			judged = append(judged, f)
 		}
 	}
-	return float64(n) / float64(len(xs))
+	if len(fs) > 0 {
+		s.Seeds, s.Method, s.X = fs[0].Seeds, fs[0].Method, fs[0].X
+	}
+	return s, overall(judged)
 }
 
 // median is the middle value of xs (the mean of the two middle ones for
@@ -446,24 +499,4 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// ranked returns the curve with the lowest (or highest) mean at p and the
-// runner-up; ties go to the earlier curve.
-func ranked(p *Point, curves []string, lowest bool) (win, run string) {
-	order := slices.Clone(curves)
-	slices.SortStableFunc(order, func(a, b string) int {
-		ma, mb := mean(p.Values[a]), mean(p.Values[b])
-		if !lowest {
-			ma, mb = -ma, -mb
-		}
-		switch {
-		case ma < mb:
-			return -1
-		case ma > mb:
-			return 1
-		}
-		return 0
-	})
-	return order[0], order[1]
 }

@@ -16,35 +16,52 @@ import (
 // report.html show. Nothing in it varies from run to run.
 type Document struct {
 	Title   string         `json:"title"`
+	Scale   Scale          `json:"scale"`
 	Method  string         `json:"method"`
 	Counts  map[string]int `json:"counts"`
 	Claims  []ClaimResult  `json:"claims"`
 	Figures []*Figure      `json:"figures"`
 }
 
+// Scale is the scale the report's numbers were made at, shown at its top:
+// the profile and what it runs, from the report stage's parameters.
+type Scale struct {
+	Profile string `json:"profile"`
+	// Paper reports whether the profile runs the paper's scale.
+	Paper bool `json:"paper_scale"`
+	// Text says what the profile runs: seeds, budgets, grids.
+	Text string `json:"text"`
+}
+
 // ClaimResult is one claim and what its statistic says.
 type ClaimResult struct {
-	ID        string    `json:"id"`
-	Figure    string    `json:"figure"`
-	Section   string    `json:"section"`
-	Text      string    `json:"text"`
-	Stat      Stat      `json:"stat"`
-	Statistic string    `json:"statistic"`
-	Verdict   Verdict   `json:"verdict"`
-	Summary   *Finding  `json:"summary,omitempty"`
-	Findings  []Finding `json:"findings"`
-	Problem   string    `json:"problem,omitempty"`
+	ID        string `json:"id"`
+	Figure    string `json:"figure"`
+	Section   string `json:"section"`
+	Text      string `json:"text"`
+	Stat      Stat   `json:"stat"`
+	Statistic string `json:"statistic"`
+	// Source is "paper" (the paper's sentence and threshold) or
+	// "project" (a threshold or claim this project chose).
+	Source   string    `json:"source"`
+	Verdict  Verdict   `json:"verdict"`
+	Summary  *Finding  `json:"summary,omitempty"`
+	Findings []Finding `json:"findings"`
+	Problem  string    `json:"problem,omitempty"`
 }
 
 // method says how every interval and verdict is computed.
-const method = "Each statistic is computed from the per-seed numbers behind its figure, with a 95% percentile-bootstrap " +
-	"interval (2000 replicates; seeds resampled with replacement, each seed's values kept together across methods " +
-	"and keys when they share seeds; type-7 quantiles; one seeded stream per claim, so the numbers are the same on " +
-	"every run). A claim holds when the whole interval is on the claimed side, fails when it is wholly on the other " +
-	"side, and is inconclusive at this profile's scale otherwise."
+const method = "Each statistic is computed from the per-seed numbers behind its figure (n, the seeds behind it, on every row), " +
+	"with a 95% interval whose coverage holds at that n (checked by seeded simulation at 2, 3, 5 and 10 seeds): Student t " +
+	"for means; paired t on the per-seed differences where methods share seeds (a seed fixes the problem instance), Welch " +
+	"t otherwise; Fieller for ratios of means; Clopper–Pearson for fractions of seeds; order statistics for medians (no " +
+	"95% interval exists from fewer than six seeds: it is then unbounded); t over the per-seed least-squares slopes for " +
+	"slopes and trends. A claim holds when the whole interval is on the claimed side, is contradicted when it is wholly on " +
+	"the other side, and is not shown at this scale otherwise: more seeds or the paper's budgets would settle it. Nothing " +
+	"is random: the same numbers give the same report."
 
-func newDocument(title string, figs []*Figure, rs []Result) *Document {
-	d := &Document{Title: title, Method: method, Counts: map[string]int{}, Figures: figs}
+func newDocument(title string, scale Scale, figs []*Figure, rs []Result) *Document {
+	d := &Document{Title: title, Scale: scale, Method: method, Counts: map[string]int{}, Figures: figs}
 	for _, v := range verdictOrder {
 		d.Counts[string(v)] = 0
 	}
@@ -59,7 +76,7 @@ func newDocument(title string, figs []*Figure, rs []Result) *Document {
 func ResultOf(r Result) ClaimResult {
 	cr := ClaimResult{
 		ID: r.Claim.ID, Figure: r.Claim.Figure, Section: r.Claim.Section, Text: r.Claim.Text,
-		Stat: r.Claim.Stat, Statistic: describe(r.Claim), Verdict: r.Verdict, Summary: r.Summary, Findings: r.Findings, Problem: r.Problem,
+		Stat: r.Claim.Stat, Statistic: describe(r.Claim), Source: cmpOr(r.Claim.Source, "paper"), Verdict: r.Verdict, Summary: r.Summary, Findings: r.Findings, Problem: r.Problem,
 	}
 	if cr.Findings == nil {
 		cr.Findings = []Finding{}
@@ -67,7 +84,15 @@ func ResultOf(r Result) ClaimResult {
 	return cr
 }
 
-// describe says in words what a claim's statistic is.
+// cmpOr is a, or b when a is empty.
+func cmpOr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a
+}
+
+// describe says in words what a claim's statistic is and where it is taken.
 func describe(c Claim) string {
 	where := "at the last x of each curve"
 	switch {
@@ -78,6 +103,8 @@ func describe(c Claim) string {
 		}
 	case c.At.Common:
 		where = "at the largest x every curve reaches"
+	case c.At.Matched:
+		where = "at the largest x every curve reaches in every panel (one budget for all)"
 	case c.At.Set:
 		where = "at x ≤ " + c.At.String()
 	}
@@ -91,74 +118,107 @@ func describe(c Claim) string {
 	if c.Expect == "~" {
 		side = fmt.Sprintf(" within %s of %s", num(c.Tolerance), num(c.Threshold))
 	}
+	of := "mean"
+	if c.Measure == MeasureLogAUC {
+		of = "mean log-AUC (log₁₀ y averaged over log₁₀ x up to the point; lower learns faster)"
+	}
 	a := c.Curves[0]
 	switch c.Stat {
 	case StatValue:
-		return "mean of " + strings.Join(c.Curves, ", ") + " " + where
+		return of + " of " + strings.Join(c.Curves, ", ") + " " + where
 	case StatDifference:
-		return fmt.Sprintf("mean %s − mean %s %s%s", a, c.Curves[1], where, side)
+		return fmt.Sprintf("%s: %s − %s %s%s", of, a, c.Curves[1], where, side)
 	case StatRatio:
-		return fmt.Sprintf("mean %s / mean %s %s%s", a, c.Curves[1], where, side)
+		return fmt.Sprintf("%s: %s / %s %s%s", of, a, c.Curves[1], where, side)
 	case StatOrder:
-		return fmt.Sprintf("consecutive differences of %s %s%s", strings.Join(c.Curves, ", "), where, side)
+		return fmt.Sprintf("%s: consecutive differences of %s %s%s", of, strings.Join(c.Curves, ", "), where, side)
 	case StatCrossover:
-		return fmt.Sprintf("smallest key from which %s − %s > 0 at every larger key, %s; claimed in [%s, %s]", a, c.Curves[1], where, num(c.Between[0]), num(c.Between[1]))
+		return fmt.Sprintf("%s − %s > 0 at every key from %s on (the crossover claimed in [%s, %s]) %s", a, c.Curves[1], num(c.Between[1]), num(c.Between[0]), num(c.Between[1]), where)
 	case StatTrend:
-		return fmt.Sprintf("least-squares slope of log(%s) against log(%s) %s%s", strings.Join(c.Curves, " / "), c.over(), where, side)
+		return fmt.Sprintf("slope of log(%s) against log(%s) per seed %s%s", strings.Join(c.Curves, " / "), c.over(), where, side)
 	case StatSlope:
-		return fmt.Sprintf("least-squares slope of log mean %s against log x, per panel%s", a, side)
+		return fmt.Sprintf("slope of log %s against log x per seed, per panel%s", a, side)
+	case StatGrowth:
+		return fmt.Sprintf("slope of %s − %s against %s per seed %s%s", a, c.Curves[1], c.over(), where, side)
 	case StatFraction, StatMedian:
 		what := "fraction of seeds below " + num(c.Below) + " of "
 		if c.Stat == StatMedian {
 			what = "median of "
+			if c.Cap > 0 {
+				what = "median (runs at the cap " + num(c.Cap) + " censored) of "
+			}
 		}
 		if c.Expect == "" {
 			side = ""
 		}
 		return what + strings.Join(c.Curves, ", ") + " " + where + side
 	case StatBest:
-		word := "lowest"
-		if c.Expect == ">" {
-			word = "highest"
+		return fmt.Sprintf("%s claimed %s of %s %s: its margin over every other curve", c.Winner, bestWord(c), strings.Join(c.Curves, ", "), where)
+	case StatIncrease:
+		dir := "more than half"
+		if c.Expect == "<" {
+			dir = "fewer than half"
 		}
-		return fmt.Sprintf("the curve of %s with the %s mean %s, and its margin over the runner-up (clear when the interval excludes 0)", strings.Join(c.Curves, ", "), word, where)
+		return fmt.Sprintf("fraction of seeds whose %s is higher at the last key than at the first (%s claimed; runs at the cap %s count as ties when both are capped)", strings.Join(c.Curves, ", "), dir, num(c.Cap))
 	}
 	return string(c.Stat)
 }
 
-// num formats a number for reading: 4 significant digits, "–" for NaN.
+// num formats a number for reading: 4 significant digits, "–" for NaN,
+// ±∞ for infinities.
 func num(x float64) string {
-	if math.IsNaN(x) {
+	switch {
+	case math.IsNaN(x):
 		return "–"
+	case math.IsInf(x, 1):
+		return "∞"
+	case math.IsInf(x, -1):
+		return "−∞"
 	}
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
 
 // interval formats a finding's value and interval.
 func (f Finding) interval() string {
-	if math.IsNaN(f.Lo) {
+	if math.IsNaN(f.Lo) || math.IsNaN(f.Hi) {
 		return num(f.Value)
 	}
 	return fmt.Sprintf("%s [%s, %s]", num(f.Value), num(f.Lo), num(f.Hi))
 }
 
-// MarshalJSON writes non-finite numbers as null.
+// MarshalJSON writes non-finite numbers as null (and infinite ends of an
+// interval as the strings "inf" and "-inf").
 func (f Finding) MarshalJSON() ([]byte, error) {
-	n := func(x float64) *float64 {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
+	n := func(x float64) any {
+		switch {
+		case math.IsNaN(x):
 			return nil
+		case math.IsInf(x, 1):
+			return "inf"
+		case math.IsInf(x, -1):
+			return "-inf"
 		}
-		return &x
+		return x
 	}
 	return json.Marshal(struct {
-		Key     string   `json:"key"`
-		Label   string   `json:"label"`
-		Value   *float64 `json:"value"`
-		Lo      *float64 `json:"lo"`
-		Hi      *float64 `json:"hi"`
-		Seeds   int      `json:"seeds"`
-		Verdict Verdict  `json:"verdict"`
-	}{f.Key, f.Label, n(f.Value), n(f.Lo), n(f.Hi), f.Seeds, f.Verdict})
+		Key     string  `json:"key"`
+		Label   string  `json:"label"`
+		Value   any     `json:"value"`
+		Lo      any     `json:"lo"`
+		Hi      any     `json:"hi"`
+		Seeds   int     `json:"n"`
+		Method  string  `json:"interval,omitempty"`
+		X       string  `json:"at,omitempty"`
+		Verdict Verdict `json:"verdict"`
+	}{f.Key, f.Label, n(f.Value), n(f.Lo), n(f.Hi), f.Seeds, f.Method, f.X, f.Verdict})
+}
+
+// verdictText is how a verdict reads in the report.
+func verdictText(v Verdict) string {
+	if v == NotShown {
+		return "not shown at this scale"
+	}
+	return string(v)
 }
 
 // result is a claim's headline: its summary, or its single finding, or
@@ -168,9 +228,9 @@ func (c ClaimResult) result() string {
 	case c.Problem != "":
 		return "not computed: " + c.Problem
 	case c.Stat == StatCrossover && c.Summary != nil && c.Summary.Key != "":
-		return "crossover at " + c.Summary.Key
+		return "clearly ahead from " + c.Summary.Key + " on"
 	case c.Stat == StatCrossover:
-		return "no crossover"
+		return "not clearly ahead at the last key"
 	case c.Summary != nil:
 		return c.Summary.interval()
 	case len(c.Findings) == 1:
@@ -183,40 +243,97 @@ func (c ClaimResult) result() string {
 		n[f.Verdict]++
 	}
 	var parts []string
-	for _, v := range []Verdict{Holds, Fails, Inconclusive} {
+	for _, v := range []Verdict{Holds, Contradicted, NotShown} {
 		if n[v] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
+			parts = append(parts, fmt.Sprintf("%d %s", n[v], verdictText(v)))
 		}
 	}
-	return fmt.Sprintf("of %d findings below: %s", len(c.Findings), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d findings: %s", len(c.Findings), strings.Join(parts, ", "))
+}
+
+// seeds is the range of n over a claim's findings, e.g. "3" or "2–5".
+func (c ClaimResult) seeds() string {
+	lo, hi := math.MaxInt, 0
+	for _, f := range append(slices.Clone(c.Findings), derefFinding(c.Summary)...) {
+		if f.Seeds > 0 {
+			lo, hi = min(lo, f.Seeds), max(hi, f.Seeds)
+		}
+	}
+	switch {
+	case hi == 0:
+		return "–"
+	case lo == hi:
+		return strconv.Itoa(lo)
+	}
+	return fmt.Sprintf("%d–%d", lo, hi)
+}
+
+func derefFinding(f *Finding) []Finding {
+	if f == nil {
+		return nil
+	}
+	return []Finding{*f}
+}
+
+// sourceNote marks what this project chose rather than the paper.
+func (c ClaimResult) sourceNote() string {
+	if c.Source == "project" {
+		return " [threshold or claim chosen by this project, not the paper]"
+	}
+	return ""
+}
+
+// banner is the scale line at the top of the report.
+func (d *Document) banner() string {
+	if d.Scale.Paper {
+		return fmt.Sprintf("Profile %s: the paper's scale. %s", d.Scale.Profile, d.Scale.Text)
+	}
+	return fmt.Sprintf("Profile %s: NOT the paper's scale. %s The verdicts below are at this scale: \"not shown\" means its seeds and budgets cannot decide a claim; the paper profile's can.", d.Scale.Profile, d.Scale.Text)
+}
+
+// headline is the verdict counts, said to be at this scale unless the
+// profile is the paper's.
+func (d *Document) headline() string {
+	counts := strings.ReplaceAll(d.countsText(), ", ", " · ")
+	if d.Scale.Paper {
+		return counts
+	}
+	return fmt.Sprintf("At the %s profile's scale: %s", d.Scale.Profile, counts)
 }
 
 // Markdown is report.md.
 func (d *Document) Markdown() []byte {
 	var b bytes.Buffer
 	md := func(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }
-	fmt.Fprintf(&b, "# %s\n\n%s\n\n", d.Title, d.Method)
-	fmt.Fprintf(&b, "**%s.**\n\n", strings.ReplaceAll(d.countsText(), ", ", " · "))
-	b.WriteString("| claim | figure | the paper says | statistic | result [95% CI] | verdict |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "# %s\n\n> **%s**\n\n%s\n\n", d.Title, md(d.banner()), d.Method)
+	fmt.Fprintf(&b, "**%s.**\n\n", d.headline())
+	b.WriteString("| claim | figure | the paper says | statistic | n | result [95% CI] | verdict |\n|---|---|---|---|---|---|---|\n")
 	for _, c := range d.Claims {
-		fmt.Fprintf(&b, "| %s | %s | %s (%s) | %s | %s | **%s** |\n", c.ID, c.Figure, md(c.Text), md(c.Section), md(c.Statistic), md(c.result()), c.Verdict)
+		fmt.Fprintf(&b, "| %s | %s | %s (%s)%s | %s | %s | %s | **%s** |\n", c.ID, c.Figure, md(c.Text), md(c.Section), md(c.sourceNote()), md(c.Statistic), c.seeds(), md(c.result()), verdictText(c.Verdict))
 	}
 	for _, f := range d.Figures {
-		fmt.Fprintf(&b, "\n## %s\n\n![%s](%s.svg)\n\n", f.Name, f.Name, f.Name)
+		fmt.Fprintf(&b, "\n## %s\n\n", f.Name)
+		if f.Extension {
+			b.WriteString("*This project's addition, not a figure of the paper.*\n\n")
+		}
+		fmt.Fprintf(&b, "![%s](%s.svg)\n\n", f.Name, f.Name)
+		if f.companion != nil {
+			fmt.Fprintf(&b, "![%s on a log y axis](%s-logy.svg)\n\n*The same numbers on a log y axis (a companion view, not a figure of the paper).*\n\n", f.Name, f.Name)
+		}
 		for _, c := range d.Claims {
 			if c.Figure != f.Name {
 				continue
 			}
-			fmt.Fprintf(&b, "**%s** (%s, %s): %s — *%s*\n\n", c.ID, md(c.Section), c.Verdict, md(c.Text), md(c.Statistic))
+			fmt.Fprintf(&b, "**%s** (%s, %s): %s%s — *%s*\n\n", c.ID, md(c.Section), verdictText(c.Verdict), md(c.Text), md(c.sourceNote()), md(c.Statistic))
 			if len(c.Findings) > 0 {
-				b.WriteString("| key | statistic | value [95% CI] | seeds | verdict |\n|---|---|---|---|---|\n")
+				b.WriteString("| key | statistic | at | value [95% CI] | n | interval | verdict |\n|---|---|---|---|---|---|---|\n")
 				for _, x := range c.Findings {
-					fmt.Fprintf(&b, "| %s | %s | %s | %d | %s |\n", md(x.Key), md(x.Label), x.interval(), x.Seeds, x.Verdict)
+					fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s |\n", md(x.Key), md(x.Label), md(x.X), x.interval(), x.Seeds, x.Method, verdictText(x.Verdict))
 				}
 				b.WriteString("\n")
 			}
 		}
-		fmt.Fprintf(&b, "Provenance: task `%s`; files %s. Trace any plotted point with `pipeline audit %s.svg`.\n", f.Task, fileList(f, "`"), f.Name)
+		fmt.Fprintf(&b, "Provenance: %s Task `%s`; files %s. Trace any plotted point with `pipeline audit %s.svg`.\n", md(f.provenance()), f.Task, fileList(f, "`"), f.Name)
 	}
 	return b.Bytes()
 }
@@ -231,43 +348,79 @@ func fileList(f *Figure, quote string) string {
 
 const css = `body{font-family:Georgia,serif;max-width:62em;margin:2em auto;padding:0 1em;color:#111;line-height:1.4}
 table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #bbb;padding:.3em .5em;vertical-align:top;text-align:left}
-th{background:#eee}.holds{background:#d9f2d9}.fails{background:#f7d4d4}.inconclusive{background:#fff3c4}.reported{background:#eef}
+th{background:#eee}.holds{background:#d9f2d9}.contradicted{background:#f7d4d4}.not-shown{background:#fff3c4}.reported{background:#eef}
+.banner{border:2px solid #b35900;background:#fff4e5;padding:.6em .8em;font-size:1.05em}.banner.paper{border-color:#2c7a2c;background:#eef8ee}
+.project{font-size:.85em;color:#8a4b00}.extension{font-style:italic;color:#8a4b00}
 figure{margin:1em 0}figure svg{max-width:100%;height:auto}code{font-size:.9em}.prov{font-size:.85em;color:#444;word-break:break-all}
+@media (max-width:40em){table#claims,table#claims tbody,table#claims tr,table#claims td{display:block;width:auto}
+table#claims tr:first-child{display:none}table#claims tr{margin:0 0 .8em;border:1px solid #bbb}table#claims td{border:none;border-bottom:1px solid #ddd}
+table#claims td::before{content:attr(data-h) ": ";font-weight:bold}.findings{display:block;overflow-x:auto}}
 @media print{section{break-inside:avoid}}`
 
 // HTML is report.html: one self-contained page (inline SVG and CSS, no
-// script, nothing fetched).
+// script, nothing fetched). Below 40em wide the summary table stacks each
+// claim's cells, so that a phone shows every verdict.
 func (d *Document) HTML(figs []*Figure) []byte {
 	var b bytes.Buffer
 	e := html.EscapeString
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", e(d.Title), css)
-	fmt.Fprintf(&b, "<h1>%s</h1>\n<p>%s</p>\n<p><strong>%s.</strong></p>\n", e(d.Title), e(d.Method), e(strings.ReplaceAll(d.countsText(), ", ", " · ")))
-	b.WriteString("<table id=\"claims\">\n<tr><th>claim</th><th>figure</th><th>the paper says</th><th>statistic</th><th>result [95% CI]</th><th>verdict</th></tr>\n")
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", e(d.Title), css)
+	paper := ""
+	if d.Scale.Paper {
+		paper = " paper"
+	}
+	fmt.Fprintf(&b, "<h1>%s</h1>\n<p class=\"banner%s\" id=\"scale\"><strong>%s</strong></p>\n<p>%s</p>\n<p><strong>%s.</strong></p>\n", e(d.Title), paper, e(d.banner()), e(d.Method), e(d.headline()))
+	cols := []string{"claim", "figure", "the paper says", "statistic", "n", "result [95% CI]", "verdict"}
+	b.WriteString("<table id=\"claims\">\n<tr>")
+	for _, h := range cols {
+		fmt.Fprintf(&b, "<th>%s</th>", h)
+	}
+	b.WriteString("</tr>\n")
 	for _, c := range d.Claims {
-		fmt.Fprintf(&b, "<tr class=\"claim %s\" id=\"claim-%s\"><td>%s</td><td><a href=\"#fig-%s\">%s</a></td><td>%s <em>(%s)</em></td><td>%s</td><td>%s</td><td><strong>%s</strong></td></tr>\n",
-			c.Verdict, e(c.ID), e(c.ID), e(c.Figure), e(c.Figure), e(c.Text), e(c.Section), e(c.Statistic), e(c.result()), c.Verdict)
+		cells := []string{e(c.ID), fmt.Sprintf("<a href=\"#fig-%s\">%s</a>", e(c.Figure), e(c.Figure)),
+			fmt.Sprintf("%s <em>(%s)</em>%s", e(c.Text), e(c.Section), projectNote(c)), e(c.Statistic), c.seeds(), e(c.result()),
+			"<strong>" + verdictText(c.Verdict) + "</strong>"}
+		fmt.Fprintf(&b, "<tr class=\"claim %s\" id=\"claim-%s\">", c.Verdict, e(c.ID))
+		for i, cell := range cells {
+			fmt.Fprintf(&b, "<td data-h=\"%s\">%s</td>", cols[i], cell)
+		}
+		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</table>\n")
 	for _, f := range figs {
-		fmt.Fprintf(&b, "<section id=\"fig-%s\">\n<h2>%s</h2>\n<figure class=\"figure\">\n%s\n</figure>\n", e(f.Name), e(f.Name), inlineSVG(f.svg))
+		fmt.Fprintf(&b, "<section id=\"fig-%s\">\n<h2>%s</h2>\n", e(f.Name), e(f.Name))
+		if f.Extension {
+			b.WriteString("<p class=\"extension\">This project's addition, not a figure of the paper.</p>\n")
+		}
+		fmt.Fprintf(&b, "<figure class=\"figure\">\n%s\n</figure>\n", inlineSVG(f.svg))
+		if f.companion != nil {
+			fmt.Fprintf(&b, "<figure class=\"companion\">\n%s\n<figcaption>The same numbers on a log y axis, where the final values the paper's linear axis squeezes together can be told apart (a companion view, not a figure of the paper).</figcaption>\n</figure>\n", inlineSVG(f.companion))
+		}
 		for _, c := range d.Claims {
 			if c.Figure != f.Name {
 				continue
 			}
-			fmt.Fprintf(&b, "<p class=\"%s\"><strong>%s</strong> (%s, %s): %s — <em>%s</em></p>\n", c.Verdict, e(c.ID), e(c.Section), c.Verdict, e(c.Text), e(c.Statistic))
+			fmt.Fprintf(&b, "<p class=\"%s\"><strong>%s</strong> (%s, %s): %s%s — <em>%s</em></p>\n", c.Verdict, e(c.ID), e(c.Section), verdictText(c.Verdict), e(c.Text), projectNote(c), e(c.Statistic))
 			if len(c.Findings) > 0 {
-				b.WriteString("<table class=\"findings\">\n<tr><th>key</th><th>statistic</th><th>value [95% CI]</th><th>seeds</th><th>verdict</th></tr>\n")
+				b.WriteString("<table class=\"findings\">\n<tr><th>key</th><th>statistic</th><th>at</th><th>value [95% CI]</th><th>n</th><th>interval</th><th>verdict</th></tr>\n")
 				for _, x := range c.Findings {
-					fmt.Fprintf(&b, "<tr class=\"%s\"><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td></tr>\n", x.Verdict, e(x.Key), e(x.Label), e(x.interval()), x.Seeds, x.Verdict)
+					fmt.Fprintf(&b, "<tr class=\"%s\"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td></tr>\n", x.Verdict, e(x.Key), e(x.Label), e(x.X), e(x.interval()), x.Seeds, e(x.Method), verdictText(x.Verdict))
 				}
 				b.WriteString("</table>\n")
 			}
 		}
-		fmt.Fprintf(&b, "<p class=\"prov\">Provenance: task <code>%s</code>; files %s. Trace any plotted point with <code>pipeline audit %s.svg</code>.</p>\n</section>\n",
-			e(f.Task), e(fileList(f, "")), e(f.Name))
+		fmt.Fprintf(&b, "<p class=\"prov\">Provenance: %s Task <code>%s</code>; files %s. Trace any plotted point with <code>pipeline audit %s.svg</code>.</p>\n</section>\n",
+			e(f.provenance()), e(f.Task), e(fileList(f, "")), e(f.Name))
 	}
 	b.WriteString("</body>\n</html>\n")
 	return b.Bytes()
+}
+
+// projectNote marks, in HTML, a claim whose threshold this project chose.
+func projectNote(c ClaimResult) string {
+	if c.Source != "project" {
+		return ""
+	}
+	return ` <span class="project">[threshold chosen by this project, not the paper]</span>`
 }
 
 // inlineSVG drops the XML declaration of an SVG file so that it can sit

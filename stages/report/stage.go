@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 
-	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
 
@@ -32,12 +31,22 @@ func (Kind) Slots() []task.Slot {
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // claimFields are the keys of one claim in the stage's "claims" list.
-var claimFields = []string{"id", "figure", "section", "text", "stat", "curves", "over", "panel", "keys", "at", "expect", "threshold", "tolerance", "between", "below"}
+var claimFields = []string{"id", "figure", "section", "text", "stat", "curves", "over", "panel", "keys", "at", "measure", "expect", "threshold", "tolerance", "between", "below", "winner", "cap", "source"}
 
 // Plan implements task.Kind. Every problem of every claim is reported,
 // naming it as params.claims[i].field.
 func (Kind) Plan(p *task.Params) task.Runner {
-	return &runner{title: p.String("title", task.Default("Reproduction report")), claims: DecodeClaims(p)}
+	r := &runner{title: p.String("title", task.Default("Reproduction report")), claims: DecodeClaims(p)}
+	// The scale the report states at its top: the profile it was made
+	// under (set by each profile) and what that profile runs.
+	r.scale.Profile = p.String("profile", task.Default("paper"))
+	r.scale.Paper = p.Bool("paper_scale", task.Default(r.scale.Profile == "paper"))
+	r.scale.Text = p.String("scale", task.Default(""))
+	// Figures this project added (not the paper's), marked as such.
+	if p.Has("extensions") {
+		r.extensions = p.Strings("extensions")
+	}
+	return r
 }
 
 // DecodeClaims reads the "claims" list of a report stage's parameters,
@@ -80,7 +89,10 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 	c.Section = cp.String("section", task.Required())
 	c.Text = cp.String("text", task.Required())
 	c.Stat = Stat(cp.String("stat", task.Required(), task.OneOf(string(StatValue), string(StatDifference), string(StatRatio), string(StatOrder), string(StatCrossover), string(StatTrend), string(StatSlope),
-		string(StatFraction), string(StatMedian), string(StatBest))))
+		string(StatFraction), string(StatMedian), string(StatBest), string(StatIncrease), string(StatGrowth))))
+	c.Measure = cp.String("measure", task.Default(MeasureValue), task.OneOf(MeasureValue, MeasureLogAUC))
+	c.Source = cp.String("source", task.Default("paper"), task.OneOf("paper", "project"))
+	c.Cap = cp.Float("cap", task.Default(0.0), task.Min(0))
 	c.Curves = cp.Strings("curves", task.Required(), task.NonEmpty())
 	c.Over = cp.String("over", task.Default("panel"), task.OneOf("panel", "x"))
 	c.Panel = scalar(cp, "panel")
@@ -111,10 +123,13 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 		c.Tolerance = cp.Float("tolerance", task.Default(0.0), task.Min(0))
 	default:
 		c.Expect = cp.String("expect", task.Required(), task.OneOf(">", "<", "~"))
-		if c.Stat != StatBest {
+		if c.Stat != StatBest && c.Stat != StatIncrease {
 			c.Threshold = cp.Float("threshold", task.Default(0.0))
 			c.Tolerance = cp.Float("tolerance", task.Default(0.0), task.Min(0))
 		}
+	}
+	if c.Stat == StatBest {
+		c.Winner = cp.String("winner", task.Required())
 	}
 	if c.Stat == StatFraction {
 		c.Below = cp.Float("below", task.Required())
@@ -166,8 +181,10 @@ func text(v any) string {
 }
 
 type runner struct {
-	title  string
-	claims []Claim
+	title      string
+	claims     []Claim
+	scale      Scale
+	extensions []string
 }
 
 func (r *runner) Components() []any { return nil }
@@ -181,8 +198,56 @@ type Figure struct {
 	Name  string            `json:"name"`
 	Task  string            `json:"task"`
 	Files map[string]string `json:"files"` // file name → content ID
-	svg   []byte
-	table Table
+	// Extension marks a figure this project added to the paper's.
+	Extension bool `json:"extension,omitempty"`
+	// Curves are each curve's seeds and the x range it covers.
+	Curves    []CurveScale `json:"curves"`
+	svg       []byte
+	companion []byte // the same numbers on a log y axis, if the plot made one
+	table     Table
+}
+
+// CurveScale is the scale one curve of a figure was made at: its seeds
+// (in every panel) and the smallest and largest x it reaches.
+type CurveScale struct {
+	Curve string   `json:"curve"`
+	Seeds []uint64 `json:"seeds"`
+	XMin  float64  `json:"x_min"`
+	XMax  float64  `json:"x_max"`
+}
+
+// curveScales reads each curve's seeds and x range off a per-seed table,
+// curves in the order they first appear.
+func curveScales(t Table) []CurveScale {
+	var out []CurveScale
+	idx := map[string]int{}
+	for _, r := range t {
+		i, ok := idx[r.Curve]
+		if !ok {
+			i = len(out)
+			idx[r.Curve] = i
+			out = append(out, CurveScale{Curve: r.Curve, XMin: r.X, XMax: r.X})
+		}
+		c := &out[i]
+		if !slices.Contains(c.Seeds, r.Seed) {
+			c.Seeds = append(c.Seeds, r.Seed)
+		}
+		c.XMin, c.XMax = min(c.XMin, r.X), max(c.XMax, r.X)
+	}
+	for i := range out {
+		slices.Sort(out[i].Seeds)
+	}
+	return out
+}
+
+// provenance says what a figure's curves were made from: the seeds of each
+// and the range of x it covers.
+func (f *Figure) provenance() string {
+	var parts []string
+	for _, c := range f.Curves {
+		parts = append(parts, fmt.Sprintf("%s: %d seeds, x from %s to %s", c.Curve, len(c.Seeds), num(c.XMin), num(c.XMax)))
+	}
+	return strings.Join(parts, "; ") + "."
 }
 
 func (r *runner) Run(ctx context.Context, env task.Env) error {
@@ -207,6 +272,13 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 			if f.svg, err = in.Read(stem + ".svg"); err != nil {
 				return err
 			}
+			f.Curves = curveScales(f.table)
+			if slices.Contains(in.Names(), stem+"-logy.svg") {
+				if f.companion, err = in.Read(stem + "-logy.svg"); err != nil {
+					return err
+				}
+			}
+			f.Extension = slices.Contains(r.extensions, stem)
 			figs = append(figs, f)
 		}
 	}
@@ -216,16 +288,15 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 		byName[f.Name] = f
 		names = append(names, f.Name)
 	}
-	src := env.Streams()
 	results := make([]Result, len(r.claims))
 	for i, c := range r.claims {
 		f := byName[c.Figure]
 		if f == nil {
 			return fmt.Errorf("claim %s: no input figure %q (the figures are %s)", c.ID, c.Figure, strings.Join(names, ", "))
 		}
-		results[i] = Evaluate(c, f.table, ClaimStream(src, c))
+		results[i] = Evaluate(c, f.table)
 	}
-	doc := newDocument(r.title, figs, results)
+	doc := newDocument(r.title, r.scale, figs, results)
 	js, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
@@ -243,18 +314,14 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 }
 
 // Counts of verdicts, in a fixed order.
-var verdictOrder = []Verdict{Holds, Fails, Inconclusive, Reported}
+var verdictOrder = []Verdict{Holds, Contradicted, NotShown, Reported}
 
 func (d *Document) countsText() string {
 	var parts []string
 	for _, v := range verdictOrder {
 		if n := d.Counts[string(v)]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, v))
+			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(string(v), "-", " ")))
 		}
 	}
 	return strings.Join(parts, ", ")
 }
-
-// ClaimStream is the stream a claim's bootstrap draws from: "claim/<id>"
-// of the report task's streams (so that pipeline audit can redraw it).
-func ClaimStream(src stream.Source, c Claim) *rand.Rand { return src.Rand("claim/" + c.ID) }

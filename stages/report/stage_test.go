@@ -48,7 +48,7 @@ func TestClaimsValidation(t *testing.T) {
 		`params.claims[3].expect: missing`,
 		`params.claims[4].colour: unknown parameter`,
 		`params.claims[5].between: missing`,
-		`params.claims[6].at: "soon" is not last, common or a finite number`,
+		`params.claims[6].at: "soon" is not last, common, matched or a finite number`,
 		`params.claims[7].stat: statistic difference needs 2 curve(s), got 1`,
 		`params.claims[8]: must be a mapping`,
 		`params.claims[9].id: duplicate claim id "a"`,
