@@ -72,6 +72,14 @@ var commands = []command{
 		detail: "The coordinator (run --executor slurm) writes the spec beside the attempt's event file; the worker runs\n" +
 			"the task against the store the spec names and records its events in that file, never in the event log.",
 		flags: []string{"jobs"}, check: oneSpec, run: cmdWorker},
+	{name: "export", args: "TARGET...", summary: "write the recorded results of targets and everything upstream to one checksummed file (--to)",
+		detail: "The bundle holds every output and the events that audit, replay and verify need, tuning trials included.\n" +
+			"Every task of the closure must be recorded (run it first). --json prints what was written.",
+		flags: []string{"dag", "profile", "store", "json", "to"}, check: exportArgs, run: run1(cmdExport)},
+	{name: "import", args: "FILE", summary: "merge a bundle into the store (every byte checked first); refuse one that contradicts the store",
+		detail: "Each task is imported when this binary and dag.yaml give it the bundle's action; the others are counted.\n" +
+			"A task whose action the store records with another output is a reproducibility failure: nothing is imported.",
+		flags: []string{"dag", "profile", "store", "json"}, check: oneFile, run: run1(cmdImport)},
 	{name: "gc", summary: "remove store entries that no recorded run references",
 		flags: []string{"store", "json", "dry-run", "checkpoints"}, check: noArgs, run: run1(cmdGC)},
 }
@@ -120,6 +128,7 @@ var flagDefs = map[string]flagDef{
 	"seed":                {"1", "seed of the --sample pick"},
 	"scratch":             {"", "directory to re-execute into (default: a temporary directory, removed afterwards)"},
 	"keep":                {false, "keep the scratch directory"},
+	"to":                  {"", "the bundle file to write"},
 	"checkpoints":         {false, "also remove the checkpoints of tasks that finished"},
 	"executor":            {"local", "where tasks run: local (this machine, --jobs workers) or slurm (one Slurm job per task attempt)"},
 	"slurm-partition":     {"", "Slurm partition of the jobs (default: the cluster's default partition)"},
@@ -356,6 +365,24 @@ func verifyArgs(c *Config) []string {
 		p = append(p, "pipeline verify: give TARGETs, --all or --sample N")
 	}
 	return append(p, scratchArgs(c)...)
+}
+
+func exportArgs(c *Config) []string {
+	var p []string
+	if len(c.Args) == 0 {
+		p = append(p, "pipeline export: takes one or more TARGETs (stages, task paths or prefixes)")
+	}
+	if c.BundleFile == "" {
+		p = append(p, "pipeline export: --to FILE is required")
+	}
+	return p
+}
+
+func oneFile(c *Config) []string {
+	if len(c.Args) != 1 {
+		return []string{fmt.Sprintf("pipeline %s: takes exactly one FILE argument, got %d", c.Command, len(c.Args))}
+	}
+	return nil
 }
 
 func oneSpec(c *Config) []string {

@@ -75,6 +75,8 @@ type Config struct {
 	// replay and verify
 	Scratch string
 	Keep    bool
+	// export
+	BundleFile string
 	// gc
 	GCCheckpoints bool
 	// status
@@ -208,6 +210,7 @@ func decodeFlags(c *Config, fs *pflag.FlagSet, v *viper.Viper) []string {
 	}
 	c.AuditCurve, c.AuditPanel, c.AuditX = str("curve"), str("panel"), str("x")
 	c.Scratch = str("scratch")
+	c.BundleFile = str("to")
 	if has("until") {
 		if c.Until, err = int64Setting(v, "until"); err != nil {
 			problems = append(problems, err.Error())

@@ -101,6 +101,18 @@ func TestSlurmSmokeMatchesLocal(t *testing.T) {
 	if len(again.Executed) != 0 || strings.Contains(stderr, "submitted job") {
 		t.Errorf("the second run executed %v; its log:\n%s", again.Executed, stderr)
 	}
+	// The Slurm store's results move through a bundle like a local one's:
+	// imported into an empty store, nothing runs there.
+	file := filepath.Join(dir, "slurm.bundle")
+	if out, code := cli(t, bin, root, append([]string{"export", "report", "--to", file, "--store", filepath.Join(dir, "slurm")}, common[:4]...)...); code != 0 {
+		t.Fatalf("export of the Slurm store: exit %d\n%s", code, out)
+	}
+	if out, code := cli(t, bin, root, "import", file, "--dag", filepath.Join(root, "dag.yaml"), "--store", filepath.Join(dir, "imported")); code != 0 {
+		t.Fatalf("import of the Slurm store's bundle: exit %d\n%s", code, out)
+	}
+	if res, _ := pipelineRun(t, bin, root, append(common, "--store", filepath.Join(dir, "imported"), "--figures", filepath.Join(dir, "imported-fig"))...); len(res.Executed) != 0 {
+		t.Errorf("a run on the imported store executed %v", res.Executed)
+	}
 }
 
 // jobsOf lists the store's jobs in a state ("RUNNING", ...) as squeue

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"zorepro/pipeline/events"
+	"zorepro/pipeline/store"
+)
+
+// storeFiles hashes every file under dir, so that a test can show a
+// refused import left a store byte for byte as it was.
+func storeFiles(t *testing.T, dir string) map[string][32]byte {
+	t.Helper()
+	out := map[string][32]byte{}
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			b, _ := os.ReadFile(p)
+			out[p] = sha256.Sum256(b)
+		}
+		return nil
+	})
+	return out
+}
+
+// rewriteBundle copies a bundle, passing each member through edit (which
+// may change its bytes) and keeping the manifest as it was.
+func rewriteBundle(t *testing.T, src, dst string, edit func(name string, data []byte) []byte) {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	tw := tar.NewWriter(zw)
+	tr := tar.NewReader(zr)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(tr)
+		data = edit(hdr.Name, data)
+		hdr.Size = int64(len(data))
+		tw.WriteHeader(hdr)
+		tw.Write(data)
+	}
+	tw.Close()
+	zw.Close()
+	if err := os.WriteFile(dst, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A smoke store's results move to an empty store through a bundle: every
+// byte checked, nothing to run there, audit and verify as on the store
+// that computed them; a second import writes nothing; a tampered bundle
+// and one that contradicts the store are refused with names, the store
+// unchanged (issue 30).
+func TestBundleRoundTripTamperAndDivergence(t *testing.T) {
+	bin, root, dir, common := smokeStore(t)
+	file := filepath.Join(dir, "smoke.bundle")
+	out, code := cli(t, bin, root, withFlags([]string{"export", "report", "--to", file}, common...)...)
+	if code != 0 || !strings.Contains(out, "exported 257 tasks (profile smoke") {
+		t.Fatalf("export: exit %d\n%s", code, out)
+	}
+	other := []string{"--dag", filepath.Join(root, "dag.yaml"), "--store", filepath.Join(dir, "other"), "--figures", filepath.Join(dir, "other-fig")}
+	js, code := cliStdout(t, bin, root, withFlags([]string{"import", file, "--json"}, other...)...)
+	var sum struct {
+		Imported, Present, Other []string
+		Run                      uint64
+	}
+	if err := json.Unmarshal([]byte(js), &sum); err != nil || code != 0 || len(sum.Imported) != 257 || len(sum.Other) != 0 {
+		t.Fatalf("import into an empty store: %v (exit %d)\n%s", err, code, js)
+	}
+	res, _ := pipelineRun(t, bin, root, append(other, "--profile", "smoke")...)
+	if len(res.Executed) != 0 || len(res.Cached) != 257 {
+		t.Fatalf("a run after the import executed %v (%d cached)", res.Executed, len(res.Cached))
+	}
+	for _, args := range [][]string{{"audit", "fig2-linreg.svg"}, {"audit", "report.html"}, {"verify", "--sample", "6", "--seed", "3"},
+		{"replay", "train/mujoco/horizon=15/method=arsv1/name=swimmer/seed=81856320"}} {
+		if out, code := cli(t, bin, root, withFlags(args, other...)...); code != 0 {
+			t.Errorf("%v on the imported store: exit %d\n%s", args, code, out)
+		}
+	}
+	before := storeFiles(t, filepath.Join(dir, "other"))
+	js, code = cliStdout(t, bin, root, withFlags([]string{"import", file, "--json"}, other...)...)
+	if err := json.Unmarshal([]byte(js), &sum); err != nil || code != 0 || len(sum.Imported) != 0 || len(sum.Present) != 257 || sum.Run != 0 {
+		t.Fatalf("a second import: %v (exit %d)\n%s", err, code, js)
+	}
+
+	// A bundle with one byte of one output changed is refused before
+	// anything is written.
+	tampered := filepath.Join(dir, "tampered.bundle")
+	changed := ""
+	rewriteBundle(t, file, tampered, func(name string, data []byte) []byte {
+		if changed == "" && strings.HasPrefix(name, "cas/") && len(data) > 10 {
+			changed = name
+			data = bytes.Clone(data)
+			data[len(data)/2] ^= 1
+		}
+		return data
+	})
+	out, code = cli(t, bin, root, withFlags([]string{"import", tampered}, other...)...)
+	if code != 2 || !strings.Contains(out, changed) || !strings.Contains(out, "damaged or altered bundle") {
+		t.Errorf("import of a tampered bundle: exit %d, want 2 naming %s\n%s", code, changed, out)
+	}
+
+	// A bundle whose task the store records, for the same action, with
+	// another output: two machines computed different bytes. Made here by
+	// recording another output for one task's action in a copy of the
+	// store, then importing the original bundle there.
+	task := "train/linreg/d=10/method=sgd/seed=5488"
+	diverged := filepath.Join(dir, "diverged")
+	pipelineRun(t, bin, root, "--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke", "--store", diverged, "--figures", filepath.Join(dir, "diverged-fig"))
+	forgeOutput(t, diverged, task)
+	divergedBefore := storeFiles(t, diverged)
+	out, code = cli(t, bin, root, "import", file, "--dag", filepath.Join(root, "dag.yaml"), "--store", diverged)
+	if code != 1 || !strings.Contains(out, task) || !strings.Contains(out, "computed other bytes for the same action") || !strings.Contains(out, "nothing imported") {
+		t.Errorf("import of a divergent bundle: exit %d, want 1 naming %s\n%s", code, task, out)
+	}
+	for _, c := range []struct {
+		name          string
+		before, after map[string][32]byte
+	}{{"other", before, storeFiles(t, filepath.Join(dir, "other"))}, {"diverged", divergedBefore, storeFiles(t, diverged)}} {
+		if len(c.before) != len(c.after) {
+			t.Errorf("store %s: %d files before, %d after a refused or empty import", c.name, len(c.before), len(c.after))
+		}
+		for p, h := range c.before {
+			if c.after[p] != h {
+				t.Errorf("store %s: %s changed", c.name, p)
+			}
+		}
+	}
+}
+
+// forgeOutput records, in a new run of the store, another output for the
+// action of task's latest run: what a machine that computed other bytes
+// would have recorded.
+func forgeOutput(t *testing.T, dir, task string) {
+	t.Helper()
+	st, err := store.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.Put([]byte("other bytes\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := st.Put([]byte("zorepro-outputs v1\ntrajectory " + id.String() + " 12\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := events.Open(filepath.Join(dir, "events.db"), events.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	var action string
+	states, _ := log.LastStates()
+	for _, s := range states {
+		if s.Task == task {
+			action = s.Action
+		}
+	}
+	run, err := log.BeginRun(nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := log.NewWriter(events.WriterOptions{})
+	w.Append(events.Event{Type: events.TypeState, Run: run, Task: task, State: events.StateDone, Action: action, Output: manifest.String()})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
