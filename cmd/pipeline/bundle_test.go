@@ -16,6 +16,15 @@ import (
 	"zorepro/pipeline/store"
 )
 
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // storeFiles hashes every file under dir, so that a test can show a
 // refused import left a store byte for byte as it was.
 func storeFiles(t *testing.T, dir string) map[string][32]byte {
@@ -80,6 +89,11 @@ func TestBundleRoundTripTamperAndDivergence(t *testing.T) {
 	out, code := cli(t, bin, root, withFlags([]string{"export", "report", "--to", file}, common...)...)
 	if code != 0 || !strings.Contains(out, "exported 257 tasks (profile smoke") {
 		t.Fatalf("export: exit %d\n%s", code, out)
+	}
+	again := filepath.Join(dir, "again.bundle")
+	cli(t, bin, root, withFlags([]string{"export", "report", "--to", again}, common...)...)
+	if a, b := readFile(t, file), readFile(t, again); !bytes.Equal(a, b) {
+		t.Errorf("two exports of the same store differ (%d and %d bytes)", len(a), len(b))
 	}
 	other := []string{"--dag", filepath.Join(root, "dag.yaml"), "--store", filepath.Join(dir, "other"), "--figures", filepath.Join(dir, "other-fig")}
 	js, code := cliStdout(t, bin, root, withFlags([]string{"import", file, "--json"}, other...)...)
