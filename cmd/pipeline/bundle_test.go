@@ -204,3 +204,44 @@ func forgeOutput(t *testing.T, dir, task string) {
 		t.Fatal(err)
 	}
 }
+
+// A complete recorded profile publishes its figures, tables and report
+// with a manifest of their content IDs; verify --against compares a store
+// with it and names a file that differs (issue 30).
+func TestPublishAndVerifyAgainst(t *testing.T) {
+	bin, root, dir, common := smokeStore(t)
+	pub := filepath.Join(dir, "published")
+	out, code := cli(t, bin, root, withFlags([]string{"publish", "--to", pub}, common...)...)
+	if code != 0 || !strings.Contains(out, "published 36 files of profile smoke (257 tasks") {
+		t.Fatalf("publish: exit %d\n%s", code, out)
+	}
+	for _, f := range []string{"manifest.json", "report.html", "claims.json", "fig3d-horizon.png", "fig2-linreg-seeds.csv"} {
+		if _, err := os.Stat(filepath.Join(pub, f)); err != nil {
+			t.Errorf("the published result lacks %s", f)
+		}
+	}
+	if out, code := cli(t, bin, root, withFlags([]string{"verify", "--against", pub}, common...)...); code != 0 || !strings.Contains(out, "36 of 36 published files") {
+		t.Fatalf("verify --against the store's own publication: exit %d\n%s", code, out)
+	}
+	var m struct{ Figures map[string]string }
+	mf := filepath.Join(pub, "manifest.json")
+	b := readFile(t, mf)
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	old := m.Figures["fig3c-lqr.csv"]
+	altered := strings.Replace(string(b), old, "xxh64-0000000000000000", 1)
+	if err := os.WriteFile(mf, []byte(altered), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code = cli(t, bin, root, withFlags([]string{"verify", "--against", pub}, common...)...)
+	if code != 1 || !strings.Contains(out, "differs       fig3c-lqr.csv (published xxh64-0000000000000000, here "+old+")") || !strings.Contains(out, "35 of 36") {
+		t.Errorf("verify --against a result whose fig3c-lqr.csv differs: exit %d\n%s", code, out)
+	}
+	// A store missing tasks cannot be published.
+	partial := []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke", "--store", filepath.Join(dir, "partial"), "--figures", filepath.Join(dir, "partial-fig")}
+	pipelineRun(t, bin, root, append([]string{"plot/fig3c-lqr"}, partial...)...)
+	if out, code := cli(t, bin, root, withFlags([]string{"publish", "--to", filepath.Join(dir, "p2")}, partial...)...); code != 1 || !strings.Contains(out, "a published result is the whole profile") {
+		t.Errorf("publish of a partial store: exit %d\n%s", code, out)
+	}
+}

@@ -63,7 +63,7 @@ var commands = []command{
 			"for the profile; --sample N a seeded pick of those. A task whose output or input is corrupt or missing,\n" +
 			"or whose identity changed, is listed as not checkable with the reason; any such task, like a mismatch,\n" +
 			"exits 1. --json prints one object; --jsonl streams one JSON object per task, then a summary object.",
-		flags: append(slices.Clone(inspect), "jobs", "jsonl", "all", "sample", "seed", "scratch", "keep"), check: verifyArgs, run: cmdVerify},
+		flags: append(slices.Clone(inspect), "jobs", "jsonl", "all", "sample", "seed", "scratch", "keep", "against"), check: verifyArgs, run: cmdVerify},
 	{name: "report", summary: "(re)build the reproduction report (report.html, report.md, claims.json) from the recorded figures",
 		detail: "Runs the report task alone: every figure it needs must be recorded for the profile (nothing upstream runs).\n" +
 			"Prints each claim's verdict; --json prints claims.json (every claim's statistic, 95% interval and verdict).",
@@ -80,6 +80,11 @@ var commands = []command{
 		detail: "Each task is imported when this binary and dag.yaml give it the bundle's action; the others are counted.\n" +
 			"A task whose action the store records with another output is a reproducibility failure: nothing is imported.",
 		flags: []string{"dag", "profile", "store", "json"}, check: oneFile, run: run1(cmdImport)},
+	{name: "publish", summary: "write a whole recorded profile's figures, tables and report with manifest.json to --to (a published result)",
+		detail: "Every task of the profile must be recorded with this binary and dag.yaml. manifest.json names every file's content ID,\n" +
+			"the revision and code identity, the task time per stage, the runs' wall time and the machine; verify --against\n" +
+			"compares another store with it.",
+		flags: []string{"dag", "profile", "store", "json", "to"}, check: publishArgs, run: run1(cmdPublish)},
 	{name: "gc", summary: "remove store entries that no recorded run references",
 		flags: []string{"store", "json", "dry-run", "checkpoints"}, check: noArgs, run: run1(cmdGC)},
 }
@@ -128,7 +133,8 @@ var flagDefs = map[string]flagDef{
 	"seed":                {"1", "seed of the --sample pick"},
 	"scratch":             {"", "directory to re-execute into (default: a temporary directory, removed afterwards)"},
 	"keep":                {false, "keep the scratch directory"},
-	"to":                  {"", "the bundle file to write"},
+	"to":                  {"", "where to write: the bundle file (export), the directory (publish)"},
+	"against":             {"", "compare the store's figures with a published result's manifest (e.g. results/paper) instead of re-executing"},
 	"checkpoints":         {false, "also remove the checkpoints of tasks that finished"},
 	"executor":            {"local", "where tasks run: local (this machine, --jobs workers) or slurm (one Slurm job per task attempt)"},
 	"slurm-partition":     {"", "Slurm partition of the jobs (default: the cluster's default partition)"},
@@ -361,8 +367,10 @@ func verifyArgs(c *Config) []string {
 	switch {
 	case c.All && c.Sample > 0:
 		p = append(p, "pipeline verify: give --all or --sample N, not both")
-	case len(c.Args) == 0 && !c.All && c.Sample == 0:
-		p = append(p, "pipeline verify: give TARGETs, --all or --sample N")
+	case c.Against != "" && (len(c.Args) > 0 || c.All || c.Sample > 0):
+		p = append(p, "pipeline verify: --against compares figures; give it alone, without TARGETs, --all or --sample")
+	case len(c.Args) == 0 && !c.All && c.Sample == 0 && c.Against == "":
+		p = append(p, "pipeline verify: give TARGETs, --all, --sample N or --against DIR")
 	}
 	return append(p, scratchArgs(c)...)
 }
@@ -374,6 +382,14 @@ func exportArgs(c *Config) []string {
 	}
 	if c.BundleFile == "" {
 		p = append(p, "pipeline export: --to FILE is required")
+	}
+	return p
+}
+
+func publishArgs(c *Config) []string {
+	p := noArgs(c)
+	if c.BundleFile == "" {
+		p = append(p, "pipeline publish: --to DIR is required")
 	}
 	return p
 }

@@ -43,6 +43,8 @@ func TestEveryCommandsJSON(t *testing.T) {
 		{[]string{"replay", train, "--until", "10"}, []string{"task", "action", "recorded_run", "recorded_events", "equal_events", "streams_equal"}},
 		{[]string{"verify", "--sample", "2"}, []string{"profile", "recorded", "selected", "verdicts", "reproduced", "tasks"}},
 		{[]string{"gc", "--dry-run"}, []string{"entries", "referenced", "removed", "dry_run"}},
+		{[]string{"export", "plot/fig3c-lqr", "--to", filepath.Join(storeDir, "..", "lqr.bundle")}, []string{"file", "bytes", "tasks", "entries"}},
+		{[]string{"publish", "--to", filepath.Join(storeDir, "..", "published")}, []string{"profile", "revision", "code_identity", "tasks", "figures", "outputs", "stages", "machine"}},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

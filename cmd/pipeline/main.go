@@ -75,8 +75,10 @@ type Config struct {
 	// replay and verify
 	Scratch string
 	Keep    bool
-	// export
+	// export, publish
 	BundleFile string
+	// verify --against
+	Against string
 	// gc
 	GCCheckpoints bool
 	// status
@@ -211,6 +213,7 @@ func decodeFlags(c *Config, fs *pflag.FlagSet, v *viper.Viper) []string {
 	c.AuditCurve, c.AuditPanel, c.AuditX = str("curve"), str("panel"), str("x")
 	c.Scratch = str("scratch")
 	c.BundleFile = str("to")
+	c.Against = str("against")
 	if has("until") {
 		if c.Until, err = int64Setting(v, "until"); err != nil {
 			problems = append(problems, err.Error())

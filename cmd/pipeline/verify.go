@@ -166,6 +166,9 @@ func cmdVerify(ctx context.Context, c *Config, stdout, _ io.Writer) (int, error)
 		return exitInvalidOr(err), err
 	}
 	defer closeLog()
+	if c.Against != "" {
+		return verifyAgainst(c, eng, stdout)
+	}
 	eng.Opt.Jobs = c.Jobs
 	cands, err := provenance.New(eng).VerifyCandidates()
 	if err != nil {

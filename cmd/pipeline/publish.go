@@ -1,0 +1,226 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"zorepro/pipeline"
+	"zorepro/pipeline/atomicfile"
+	"zorepro/pipeline/codeid"
+	"zorepro/pipeline/provenance"
+	"zorepro/pipeline/store"
+)
+
+// Published is a published result's manifest.json: what a reader who
+// reruns any part compares against (verify --against).
+type Published struct {
+	Format       int    `json:"format"`
+	Profile      string `json:"profile"`
+	Revision     string `json:"revision"`
+	CodeIdentity string `json:"code_identity"`
+	Tasks        int    `json:"tasks"`
+	// Figures maps every published file (figures, their tables, the
+	// report) to its content ID; Outputs each figure task to its output ID.
+	Figures map[string]string `json:"figures"`
+	Outputs map[string]string `json:"outputs"`
+	// Stages are the task time per stage; RunsWall the wall time of the
+	// runs that did the work.
+	Stages   []provenance.StageTime `json:"stages"`
+	Runs     []uint64               `json:"runs"`
+	RunsWall time.Duration          `json:"runs_wall_time"`
+	Machine  map[string]string      `json:"machine"`
+}
+
+// figureFiles returns the files of the plan's figure-exporting tasks
+// (plots, the report) as the store records them (checked), by name, and
+// each task's output.
+func figureFiles(eng *pipeline.Engine) (files, outputs map[string]string, err error) {
+	rec := provenance.New(eng)
+	files, outputs = map[string]string{}, map[string]string{}
+	for _, t := range eng.Plan.Tasks {
+		if fx, ok := t.Runner.(pipeline.FigureExporter); !ok || !fx.ExportFigures() {
+			continue
+		}
+		p, err := rec.LastProduction(t.Path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", t.Path, err)
+		}
+		es, err := rec.Checked(t.Path, p.Output)
+		if err != nil {
+			return nil, nil, err
+		}
+		outputs[t.Path] = p.Output
+		for _, e := range es {
+			files[e.Name] = e.ID.String()
+		}
+	}
+	return files, outputs, nil
+}
+
+// cmdPublish writes a complete recorded profile's figures, tables and
+// report, with manifest.json, to --to: the published result of a run.
+func cmdPublish(c *Config, stdout io.Writer) (int, error) {
+	eng, closeLog, err := openEngine(c, true)
+	if err != nil {
+		return exitInvalidOr(err), err
+	}
+	defer closeLog()
+	rec := provenance.New(eng)
+	xs, err := rec.Explain()
+	if err != nil {
+		return exitFailed, err
+	}
+	var missing []string
+	for _, x := range xs {
+		if x.Do == provenance.WouldRun {
+			missing = append(missing, x.Task)
+		}
+	}
+	if len(missing) > 0 {
+		return exitFailed, fmt.Errorf("%d of %d tasks of profile %s are not recorded with this binary and dag.yaml (e.g. %s): a published result is the whole profile; run it first",
+			len(missing), len(xs), c.Profile, strings.Join(missing[:min(3, len(missing))], ", "))
+	}
+	files, outputs, err := figureFiles(eng)
+	if err != nil {
+		return exitFailed, err
+	}
+	sts, err := rec.TaskTimes()
+	if err != nil {
+		return exitFailed, err
+	}
+	var runs []uint64
+	for _, st := range sts {
+		for _, r := range st.Runs {
+			if !slices.Contains(runs, r) {
+				runs = append(runs, r)
+			}
+		}
+	}
+	slices.Sort(runs)
+	wall, err := rec.RunsWallTime(runs)
+	if err != nil {
+		return exitFailed, err
+	}
+	v := readVersion()
+	m := Published{Format: 1, Profile: c.Profile, Revision: v.Revision, CodeIdentity: codeid.Stamp, Tasks: len(xs),
+		Figures: files, Outputs: outputs, Stages: sts, Runs: runs, RunsWall: wall, Machine: machine()}
+	if err := os.MkdirAll(c.BundleFile, 0o755); err != nil {
+		return exitFailed, err
+	}
+	for name, id := range files {
+		sid, err := store.ParseID(id)
+		if err != nil {
+			return exitFailed, err
+		}
+		b, err := eng.Store.Get(sid)
+		if err != nil {
+			return exitFailed, err
+		}
+		if err := atomicfile.WriteFile(filepath.Join(c.BundleFile, name), b); err != nil {
+			return exitFailed, err
+		}
+	}
+	js, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return exitFailed, err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(c.BundleFile, "manifest.json"), append(js, '\n')); err != nil {
+		return exitFailed, err
+	}
+	if c.JSON {
+		return exitOK, json.NewEncoder(stdout).Encode(m)
+	}
+	fmt.Fprintf(stdout, "published %d files of profile %s (%d tasks, %s of task time, %s of wall time in runs %v) to %s\n",
+		len(files), c.Profile, len(xs), sumTimes(sts).Round(time.Second), wall.Round(time.Second), runs, c.BundleFile)
+	return exitOK, nil
+}
+
+func sumTimes(sts []provenance.StageTime) time.Duration {
+	var d time.Duration
+	for _, st := range sts {
+		d += st.TaskTime
+	}
+	return d
+}
+
+// machine describes this machine for a published manifest.
+func machine() map[string]string {
+	m := map[string]string{"cpus": fmt.Sprint(runtime.NumCPU()), "os": runtime.GOOS + "/" + runtime.GOARCH, "go": runtime.Version()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m["cpu"] = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return m
+}
+
+// verifyAgainst compares the store's figure files with a published
+// result's manifest: each file the same, different or missing here.
+func verifyAgainst(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
+	b, err := os.ReadFile(filepath.Join(c.Against, "manifest.json"))
+	if err != nil {
+		return exitInvalid, fmt.Errorf("--against %s: %w", c.Against, err)
+	}
+	var pub Published
+	if err := json.Unmarshal(b, &pub); err != nil || pub.Format != 1 {
+		return exitInvalid, fmt.Errorf("--against %s: manifest.json is not a published result's (%v)", c.Against, err)
+	}
+	files, _, err := figureFiles(eng)
+	if err != nil && !errors.Is(err, provenance.ErrNotRecorded) {
+		return exitFailed, err
+	}
+	type diff struct {
+		File      string `json:"file"`
+		Published string `json:"published"`
+		Here      string `json:"here,omitempty"`
+		Verdict   string `json:"verdict"`
+	}
+	var ds []diff
+	same := 0
+	for _, name := range slices.Sorted(maps.Keys(pub.Figures)) {
+		d := diff{File: name, Published: pub.Figures[name], Here: files[name]}
+		switch {
+		case d.Here == "":
+			d.Verdict = "missing here"
+		case d.Here == d.Published:
+			d.Verdict = "same"
+			same++
+		default:
+			d.Verdict = "differs"
+		}
+		ds = append(ds, d)
+	}
+	if c.JSON {
+		json.NewEncoder(stdout).Encode(map[string]any{"against": c.Against, "profile": pub.Profile, "published_revision": pub.Revision, "files": ds, "same": same})
+	} else {
+		for _, d := range ds {
+			if d.Verdict != "same" {
+				fmt.Fprintf(stdout, "%-13s %s (published %s, here %s)\n", d.Verdict, d.File, d.Published, cmpOr(d.Here, "none"))
+			}
+		}
+		fmt.Fprintf(stdout, "%d of %d published files (%s, revision %s) are the same bytes here\n", same, len(ds), c.Against, pub.Revision)
+	}
+	if same != len(ds) {
+		return exitFailed, fmt.Errorf("verify --against: %d of %d published files differ or are missing here", len(ds)-same, len(ds))
+	}
+	return exitOK, nil
+}
+
+func cmpOr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a
+}
