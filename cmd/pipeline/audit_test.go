@@ -80,7 +80,59 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 		}
 	}
 
-	// show: a task's output files, one file's exact bytes, and clear errors.
+	checkShow(t, bin, root, common)
+
+	point := checkAuditPoint(t, bin, root, common)
+
+	// Replay and verify reproduce the recorded runs bit for bit.
+	out, code := cli(t, bin, root, withFlags([]string{"replay", "train/linreg/d=10/method=ars/seed=5488"}, common...)...)
+	if code != 0 || !strings.Contains(out, "300 recorded, 300 recomputed, 300 equal bit for bit") || !strings.Contains(out, ": identical") {
+		t.Fatalf("replay: exit %d\n%s", code, out)
+	}
+	out, code = cli(t, bin, root, withFlags([]string{"replay", "train/linreg/d=10/method=ars/seed=5488", "--until", "40"}, common...)...)
+	if code != 0 || !strings.Contains(out, "40 recorded, 40 recomputed, 40 equal") {
+		t.Fatalf("replay --until 40: exit %d\n%s", code, out)
+	}
+	out, code = cli(t, bin, root, withFlags([]string{"verify", "--sample", "12", "--seed", "7"}, common...)...)
+	if code != 0 || strings.Count(out, "\nok ") != 12 || !strings.Contains(out, "12 of 12 tasks reproduced") {
+		t.Fatalf("verify: exit %d\n%s", code, out)
+	}
+
+	// gc removes an unreferenced entry and nothing a run needs.
+	st, err := store.Open(storeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan, _ := st.Put([]byte("unreferenced"))
+	out, code = cli(t, bin, root, withFlags([]string{"gc"}, common...)...)
+	if code != 0 || !strings.Contains(out, "removed 1 unreferenced entries") || st.Has(orphan) {
+		t.Fatalf("gc: exit %d\n%s", code, out)
+	}
+	if again, _ := pipelineRun(t, bin, root, common...); len(again.Executed) != 0 {
+		t.Fatalf("run after gc executed %v", again.Executed)
+	}
+
+	checkCorruptFigureEntry(t, bin, root, st, common)
+
+	// Tamper with the recorded test loss behind the audited point: audit
+	// and replay both catch it.
+	tamper(t, filepath.Join(storeDir, "events.db"), "evaluate/linreg/d=10/method=ars/seed=5488", 5000)
+	out, code = cli(t, bin, root, point...)
+	if code != 1 || !strings.Contains(out, "DIFFERENT") || !strings.Contains(out, "the event gives") {
+		t.Fatalf("audit of a tampered event: exit %d\n%s", code, out)
+	}
+	out, code = cli(t, bin, root, withFlags([]string{"replay", "evaluate/linreg/d=10/method=ars/seed=5488", "--events"}, common...)...)
+	if code != 1 || !strings.Contains(out, "first difference at event 249 (metric test_loss)") ||
+		!strings.Contains(out, "    = iteration 249, samples 4980") || !strings.Contains(out, "    - iteration 250, samples 5000") ||
+		!strings.Contains(out, "    + iteration 250, samples 5000") {
+		t.Fatalf("replay of a tampered task: exit %d\n%s", code, out)
+	}
+}
+
+// checkShow checks show: a task's output files, one file's exact bytes,
+// and clear errors.
+func checkShow(t *testing.T, bin, root string, common []string) {
+	t.Helper()
 	tune := "tune/linreg/d=10/method=ars"
 	out, code := cli(t, bin, root, withFlags([]string{"show", tune}, common...)...)
 	if code != 0 || !regexp.MustCompile(`(?m)^  chosen\.json +\d+ bytes  xxh64-[0-9a-f]{16}\n  table\.csv +\d+ bytes  xxh64-`).MatchString(out) {
@@ -96,10 +148,14 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 	if out, code = cli(t, bin, root, withFlags([]string{"show", "tune/nosuch"}, common...)...); code != 2 {
 		t.Fatalf("show of an unknown task: exit %d\n%s", code, out)
 	}
+}
 
-	// One point, traced to the runs, streams and events behind it.
+// checkAuditPoint traces one point to the runs, streams and events behind
+// it, and returns the audit command it ran.
+func checkAuditPoint(t *testing.T, bin, root string, common []string) []string {
+	t.Helper()
 	point := withFlags([]string{"audit", "fig2-linreg.svg", "--panel", "10", "--curve", "ars", "--x", "5000"}, common...)
-	out, code = cli(t, bin, root, point...)
+	out, code := cli(t, bin, root, point...)
 	for _, want := range []string{
 		"point panel 10, curve ars, samples = 5000", "equal bit for bit",
 		"evaluate evaluate/linreg/d=10/method=ars/seed=5488", "train    train/linreg/d=10/method=ars/seed=5488",
@@ -131,40 +187,17 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 	if len(rep.Points) != 1 || !rep.Points[0].Equal || len(rep.Points[0].Seeds) != rep.Points[0].Plotted.N || rep.Points[0].Seeds[0].Event.Samples != 5000 {
 		t.Fatalf("audit --json: %+v", rep)
 	}
+	return point
+}
 
-	// Replay and verify reproduce the recorded runs bit for bit.
-	out, code = cli(t, bin, root, withFlags([]string{"replay", "train/linreg/d=10/method=ars/seed=5488"}, common...)...)
-	if code != 0 || !strings.Contains(out, "300 recorded, 300 recomputed, 300 equal bit for bit") || !strings.Contains(out, ": identical") {
-		t.Fatalf("replay: exit %d\n%s", code, out)
-	}
-	out, code = cli(t, bin, root, withFlags([]string{"replay", "train/linreg/d=10/method=ars/seed=5488", "--until", "40"}, common...)...)
-	if code != 0 || !strings.Contains(out, "40 recorded, 40 recomputed, 40 equal") {
-		t.Fatalf("replay --until 40: exit %d\n%s", code, out)
-	}
-	out, code = cli(t, bin, root, withFlags([]string{"verify", "--sample", "12", "--seed", "7"}, common...)...)
-	if code != 0 || strings.Count(out, "\nok ") != 12 || !strings.Contains(out, "12 of 12 tasks reproduced") {
-		t.Fatalf("verify: exit %d\n%s", code, out)
-	}
-
-	// gc removes an unreferenced entry and nothing a run needs.
-	st, err := store.Open(storeDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	orphan, _ := st.Put([]byte("unreferenced"))
-	out, code = cli(t, bin, root, withFlags([]string{"gc"}, common...)...)
-	if code != 0 || !strings.Contains(out, "removed 1 unreferenced entries") || st.Has(orphan) {
-		t.Fatalf("gc: exit %d\n%s", code, out)
-	}
-	if again, _ := pipelineRun(t, bin, root, common...); len(again.Executed) != 0 {
-		t.Fatalf("run after gc executed %v", again.Executed)
-	}
-
-	// A stored figure entry that fails its hash check is named as corrupt
-	// by show, audit and verify, each exiting 1; verify lists it among
-	// the tasks of its selection instead of leaving it out.
+// checkCorruptFigureEntry checks that a stored figure entry that fails its
+// hash check is named as corrupt by show, audit and verify, each exiting
+// 1; verify lists it among the tasks of its selection instead of leaving
+// it out.
+func checkCorruptFigureEntry(t *testing.T, bin, root string, st *store.Store, common []string) {
+	t.Helper()
 	restore := corruptEntry(t, bin, root, st, "plot/fig2-linreg", "fig2-linreg.csv", common)
-	out, code = cli(t, bin, root, withFlags([]string{"show", "plot/fig2-linreg"}, common...)...)
+	out, code := cli(t, bin, root, withFlags([]string{"show", "plot/fig2-linreg"}, common...)...)
 	if code != 1 || !regexp.MustCompile(`fig2-linreg\.csv +CORRUPT`).MatchString(out) || !strings.Contains(out, "1 of the") {
 		t.Fatalf("show of an output with a corrupt entry: exit %d\n%s", code, out)
 	}
@@ -172,7 +205,7 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "fig2-linreg.csv of plot/fig2-linreg") || !strings.Contains(out, "corrupt entry") {
 		t.Fatalf("audit of a figure whose CSV is corrupt: exit %d\n%s", code, out)
 	}
-	js, code = cliStdout(t, bin, root, withFlags([]string{"verify", "plot/fig2-linreg", "--json"}, common...)...)
+	js, code := cliStdout(t, bin, root, withFlags([]string{"verify", "plot/fig2-linreg", "--json"}, common...)...)
 	var sum struct {
 		Selected, Reproduced int
 		Verdicts             map[string]int
@@ -191,20 +224,6 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 		t.Fatalf("verify of a selection with a corrupt output: %+v", sum)
 	}
 	restore()
-
-	// Tamper with the recorded test loss behind the audited point: audit
-	// and replay both catch it.
-	tamper(t, filepath.Join(storeDir, "events.db"), "evaluate/linreg/d=10/method=ars/seed=5488", 5000)
-	out, code = cli(t, bin, root, point...)
-	if code != 1 || !strings.Contains(out, "DIFFERENT") || !strings.Contains(out, "the event gives") {
-		t.Fatalf("audit of a tampered event: exit %d\n%s", code, out)
-	}
-	out, code = cli(t, bin, root, withFlags([]string{"replay", "evaluate/linreg/d=10/method=ars/seed=5488", "--events"}, common...)...)
-	if code != 1 || !strings.Contains(out, "first difference at event 249 (metric test_loss)") ||
-		!strings.Contains(out, "    = iteration 249, samples 4980") || !strings.Contains(out, "    - iteration 250, samples 5000") ||
-		!strings.Contains(out, "    + iteration 250, samples 5000") {
-		t.Fatalf("replay of a tampered task: exit %d\n%s", code, out)
-	}
 }
 
 // corruptEntry overwrites the stored copy of one file of a task's latest

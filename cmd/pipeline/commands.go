@@ -150,66 +150,7 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 	}
 	defer closeLog()
 	if c.DryRun {
-		rec := provenance.New(eng)
-		xs, err := rec.Explain()
-		if err != nil {
-			return exitFailed, err
-		}
-		est, err := rec.Estimate(xs)
-		if err != nil {
-			return exitFailed, err
-		}
-		workers := []int{2, 64, 512}
-		if !slices.Contains(workers, c.Jobs) {
-			workers = append([]int{c.Jobs}, workers...)
-		}
-		sched, err := rec.Schedule(xs, workers...)
-		if err != nil {
-			return exitFailed, err
-		}
-		if c.JSON {
-			return exitOK, json.NewEncoder(stdout).Encode(map[string]any{"tasks": xs, "stages": est, "schedule": sched})
-		}
-		runs := 0
-		for _, x := range xs {
-			if x.Do == provenance.WouldRun {
-				runs++
-			}
-			fmt.Fprintf(stdout, "%-6s %s  (%s)\n", x.Do, x.Task, x.Reason)
-		}
-		for _, t := range eng.Plan.Tasks {
-			for _, l := range skipLines(skippedOf(t)) {
-				fmt.Fprintf(stdout, "%-6s %s  (%s)\n", "note", t.Path, l)
-			}
-		}
-		fmt.Fprintf(stdout, "%d of %d tasks would run\n\nestimate per stage (samples are upper bounds from the budgets; task time is one worker's, wall spreads it over %d workers):\n", runs, len(xs), c.Jobs)
-		var total time.Duration
-		for _, se := range est {
-			if se.Tasks == 0 {
-				continue
-			}
-			line := fmt.Sprintf("  %-24s %5d tasks", se.Stage, se.Tasks)
-			if se.Samples > 0 {
-				line += fmt.Sprintf("  %14d samples", se.Samples)
-			}
-			switch {
-			case se.Known > 0:
-				line += fmt.Sprintf("  task time ~%s, wall ~%s", se.TaskTime, se.Wall)
-				if se.Known < se.Tasks {
-					line += fmt.Sprintf(" for the %d tasks with a known rate", se.Known)
-				}
-				line += " (" + strings.Join(se.Sources, "; ") + ")"
-				total += se.Wall
-			case se.Samples > 0:
-				line += "  (no rate known yet: run a smaller profile first)"
-			}
-			fmt.Fprintln(stdout, line)
-		}
-		if total > 0 {
-			fmt.Fprintf(stdout, "  estimated wall time of the tasks with a known rate: ~%s\n", total)
-		}
-		printSchedule(stdout, sched)
-		return exitOK, nil
+		return dryRun(c, eng, stdout)
 	}
 	eng.Opt.Log = stderr
 	eng.Opt.Terminal = isTerminal(stderr)
@@ -259,6 +200,72 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 	case err != nil:
 		return exitFailed, err
 	}
+	return exitOK, nil
+}
+
+// dryRun prints what a run would do: each task's fate, the infeasible grid
+// points tune tasks leave out, the estimate per stage and the predicted
+// wall time.
+func dryRun(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
+	rec := provenance.New(eng)
+	xs, err := rec.Explain()
+	if err != nil {
+		return exitFailed, err
+	}
+	est, err := rec.Estimate(xs)
+	if err != nil {
+		return exitFailed, err
+	}
+	workers := []int{2, 64, 512}
+	if !slices.Contains(workers, c.Jobs) {
+		workers = append([]int{c.Jobs}, workers...)
+	}
+	sched, err := rec.Schedule(xs, workers...)
+	if err != nil {
+		return exitFailed, err
+	}
+	if c.JSON {
+		return exitOK, json.NewEncoder(stdout).Encode(map[string]any{"tasks": xs, "stages": est, "schedule": sched})
+	}
+	runs := 0
+	for _, x := range xs {
+		if x.Do == provenance.WouldRun {
+			runs++
+		}
+		fmt.Fprintf(stdout, "%-6s %s  (%s)\n", x.Do, x.Task, x.Reason)
+	}
+	for _, t := range eng.Plan.Tasks {
+		for _, l := range skipLines(skippedOf(t)) {
+			fmt.Fprintf(stdout, "%-6s %s  (%s)\n", "note", t.Path, l)
+		}
+	}
+	fmt.Fprintf(stdout, "%d of %d tasks would run\n\nestimate per stage (samples are upper bounds from the budgets; task time is one worker's, wall spreads it over %d workers):\n", runs, len(xs), c.Jobs)
+	var total time.Duration
+	for _, se := range est {
+		if se.Tasks == 0 {
+			continue
+		}
+		line := fmt.Sprintf("  %-24s %5d tasks", se.Stage, se.Tasks)
+		if se.Samples > 0 {
+			line += fmt.Sprintf("  %14d samples", se.Samples)
+		}
+		switch {
+		case se.Known > 0:
+			line += fmt.Sprintf("  task time ~%s, wall ~%s", se.TaskTime, se.Wall)
+			if se.Known < se.Tasks {
+				line += fmt.Sprintf(" for the %d tasks with a known rate", se.Known)
+			}
+			line += " (" + strings.Join(se.Sources, "; ") + ")"
+			total += se.Wall
+		case se.Samples > 0:
+			line += "  (no rate known yet: run a smaller profile first)"
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	if total > 0 {
+		fmt.Fprintf(stdout, "  estimated wall time of the tasks with a known rate: ~%s\n", total)
+	}
+	printSchedule(stdout, sched)
 	return exitOK, nil
 }
 
@@ -776,36 +783,20 @@ func profileOf(log *events.Log, run uint64) (string, error) {
 // actions: how long the profile's computation took, however many runs and
 // sessions it was spread over.
 func statusTimes(eng *pipeline.Engine, c *Config, stdout io.Writer) (int, error) {
-	rec := provenance.New(eng)
-	sts, err := rec.TaskTimes()
-	if err != nil {
-		return exitFailed, err
-	}
-	var total time.Duration
-	var runs []uint64
-	for _, st := range sts {
-		total += st.TaskTime
-		for _, r := range st.Runs {
-			if !slices.Contains(runs, r) {
-				runs = append(runs, r)
-			}
-		}
-	}
-	slices.Sort(runs)
-	wall, err := rec.RunsWallTime(runs)
+	tm, err := provenance.New(eng).Times()
 	if err != nil {
 		return exitFailed, err
 	}
 	if c.JSON {
-		return exitOK, json.NewEncoder(stdout).Encode(map[string]any{"profile": c.Profile, "stages": sts,
-			"total_task_time": total, "runs": runs, "runs_wall_time": wall})
+		return exitOK, json.NewEncoder(stdout).Encode(map[string]any{"profile": c.Profile, "stages": tm.Stages,
+			"total_task_time": tm.Total, "runs": tm.Runs, "runs_wall_time": tm.RunsWall})
 	}
 	fmt.Fprintf(stdout, "%-24s %8s %12s  %s\n", "stage", "finished", "task time", "runs")
-	for _, st := range sts {
+	for _, st := range tm.Stages {
 		fmt.Fprintf(stdout, "%-24s %4d/%-4d %12s  %v\n", st.Stage, st.Finished, st.Tasks, st.TaskTime.Round(time.Second), st.Runs)
 	}
-	fmt.Fprintf(stdout, "total task time %s: each task's own wall time, summed (tasks overlap when they run side by side)\n", total.Round(time.Second))
-	fmt.Fprintf(stdout, "wall time of the %d runs %v that did this work: %s\n", len(runs), runs, wall.Round(time.Second))
+	fmt.Fprintf(stdout, "total task time %s: each task's own wall time, summed (tasks overlap when they run side by side)\n", tm.Total.Round(time.Second))
+	fmt.Fprintf(stdout, "wall time of the %d runs %v that did this work: %s\n", len(tm.Runs), tm.Runs, tm.RunsWall.Round(time.Second))
 	return exitOK, nil
 }
 

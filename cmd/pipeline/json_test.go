@@ -79,27 +79,7 @@ func TestEveryCommandsJSON(t *testing.T) {
 			t.Errorf("%v: shows the smoke store against another profile:\n%.600s", args, stdout.String())
 		}
 	}
-	// Shown under another profile, status says whose states they are.
-	js, code := cliStdout(t, bin, root, "status", "--json", "--profile", "quick", "--store", storeDir, "--dag", filepath.Join(root, "dag.yaml"))
-	var st struct {
-		OtherProfile int `json:"other_profile"`
-		Tasks        []struct{ Task, State, Profile string }
-	}
-	if err := json.Unmarshal([]byte(js), &st); err != nil || code != 0 {
-		t.Fatalf("status --profile quick: %v (exit %d)", err, code)
-	}
-	marked := 0
-	for _, ts := range st.Tasks {
-		if ts.State != "never-run" && ts.Profile != "smoke" {
-			t.Errorf("%s: state %s recorded by the smoke run, not marked so (%q)", ts.Task, ts.State, ts.Profile)
-		}
-		if ts.Profile == "smoke" {
-			marked++
-		}
-	}
-	if marked == 0 || marked != st.OtherProfile {
-		t.Errorf("status --profile quick: %d tasks marked smoke, other_profile %d", marked, st.OtherProfile)
-	}
+	checkStatusUnderAnotherProfile(t, bin, root, storeDir)
 
 	// A store path that holds no event log is refused, not created.
 	missing := filepath.Join(dir, "typo")
@@ -121,8 +101,39 @@ func TestEveryCommandsJSON(t *testing.T) {
 		t.Errorf("replay under another profile: exit %d\n%s", code, out)
 	}
 
-	// JSON Lines: one object per line, the last a summary whose counts
-	// match the lines before it.
+	checkJSONLines(t, bin, root, train, common)
+}
+
+// checkStatusUnderAnotherProfile: shown under another profile, status
+// says whose states they are.
+func checkStatusUnderAnotherProfile(t *testing.T, bin, root, storeDir string) {
+	t.Helper()
+	js, code := cliStdout(t, bin, root, "status", "--json", "--profile", "quick", "--store", storeDir, "--dag", filepath.Join(root, "dag.yaml"))
+	var st struct {
+		OtherProfile int `json:"other_profile"`
+		Tasks        []struct{ Task, State, Profile string }
+	}
+	if err := json.Unmarshal([]byte(js), &st); err != nil || code != 0 {
+		t.Fatalf("status --profile quick: %v (exit %d)", err, code)
+	}
+	marked := 0
+	for _, ts := range st.Tasks {
+		if ts.State != "never-run" && ts.Profile != "smoke" {
+			t.Errorf("%s: state %s recorded by the smoke run, not marked so (%q)", ts.Task, ts.State, ts.Profile)
+		}
+		if ts.Profile == "smoke" {
+			marked++
+		}
+	}
+	if marked == 0 || marked != st.OtherProfile {
+		t.Errorf("status --profile quick: %d tasks marked smoke, other_profile %d", marked, st.OtherProfile)
+	}
+}
+
+// checkJSONLines: one object per line, the last a summary whose counts
+// match the lines before it.
+func checkJSONLines(t *testing.T, bin, root, train string, common []string) {
+	t.Helper()
 	lines := jsonLines(t, bin, root, withFlags([]string{"events", train, "--jsonl"}, common...))
 	last := lines[len(lines)-1]
 	if last["type"] != "summary" || int(last["events"].(float64))+int(last["iterations"].(float64)) != len(lines)-1 {

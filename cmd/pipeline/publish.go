@@ -35,6 +35,7 @@ type Published struct {
 	// Stages are the task time per stage; RunsWall the wall time of the
 	// runs that did the work.
 	Stages   []provenance.StageTime `json:"stages"`
+	TaskTime time.Duration          `json:"total_task_time"`
 	Runs     []uint64               `json:"runs"`
 	RunsWall time.Duration          `json:"runs_wall_time"`
 	Machine  map[string]string      `json:"machine"`
@@ -93,26 +94,13 @@ func cmdPublish(c *Config, stdout io.Writer) (int, error) {
 	if err != nil {
 		return exitFailed, err
 	}
-	sts, err := rec.TaskTimes()
-	if err != nil {
-		return exitFailed, err
-	}
-	var runs []uint64
-	for _, st := range sts {
-		for _, r := range st.Runs {
-			if !slices.Contains(runs, r) {
-				runs = append(runs, r)
-			}
-		}
-	}
-	slices.Sort(runs)
-	wall, err := rec.RunsWallTime(runs)
+	tm, err := rec.Times()
 	if err != nil {
 		return exitFailed, err
 	}
 	v := readVersion()
 	m := Published{Format: 1, Profile: c.Profile, Revision: v.Revision, CodeIdentity: codeid.Stamp, Tasks: len(xs),
-		Figures: files, Outputs: outputs, Stages: sts, Runs: runs, RunsWall: wall, Machine: machine()}
+		Figures: files, Outputs: outputs, Stages: tm.Stages, TaskTime: tm.Total, Runs: tm.Runs, RunsWall: tm.RunsWall, Machine: machine()}
 	if err := os.MkdirAll(c.BundleFile, 0o755); err != nil {
 		return exitFailed, err
 	}
@@ -140,16 +128,8 @@ func cmdPublish(c *Config, stdout io.Writer) (int, error) {
 		return exitOK, json.NewEncoder(stdout).Encode(m)
 	}
 	fmt.Fprintf(stdout, "published %d files of profile %s (%d tasks, %s of task time, %s of wall time in runs %v) to %s\n",
-		len(files), c.Profile, len(xs), sumTimes(sts).Round(time.Second), wall.Round(time.Second), runs, c.BundleFile)
+		len(files), c.Profile, len(xs), tm.Total.Round(time.Second), tm.RunsWall.Round(time.Second), tm.Runs, c.BundleFile)
 	return exitOK, nil
-}
-
-func sumTimes(sts []provenance.StageTime) time.Duration {
-	var d time.Duration
-	for _, st := range sts {
-		d += st.TaskTime
-	}
-	return d
 }
 
 // machine describes this machine for a published manifest.

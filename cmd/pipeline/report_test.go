@@ -25,37 +25,7 @@ import (
 func TestReportInChromium(t *testing.T) {
 	bin, root, dir, common := smokeStore(t)
 	figDir := filepath.Join(dir, "fig")
-	// pipeline report rebuilds it from the store: the same bytes, and the
-	// verdicts on stdout.
-	before, _ := os.ReadFile(filepath.Join(figDir, "report.html"))
-	os.Remove(filepath.Join(figDir, "report.html"))
-	out, code := cliStdout(t, bin, root, withFlags([]string{"report"}, common...)...)
-	if after, _ := os.ReadFile(filepath.Join(figDir, "report.html")); code != 0 || !bytes.Equal(before, after) || !strings.Contains(out, "fig3a-crossover") {
-		t.Fatalf("pipeline report: exit %d, same page %v\n%s", code, bytes.Equal(before, after), out)
-	}
-	// pipeline audit traces every number of the report: each figure's
-	// points to their events, each claim recomputed bit for bit.
-	out, code = cli(t, bin, root, withFlags([]string{"audit", "report.html"}, common...)...)
-	if code != 0 || !regexp.MustCompile(`(\d+) of (\d+) claims recomputed, bit for bit`).MatchString(out) {
-		t.Fatalf("audit report.html: exit %d\n%s", code, out)
-	}
-	if m := regexp.MustCompile(`(\d+) of (\d+) claims recomputed`).FindStringSubmatch(out); m[1] != m[2] || m[1] == "0" {
-		t.Errorf("audit report.html: %s", m[0])
-	}
-	// On a store that lacks figures it runs nothing and says what to do.
-	partial := []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke", "--store", filepath.Join(dir, "partial"), "--figures", filepath.Join(dir, "partial-fig")}
-	pipelineRun(t, bin, root, append([]string{"plot/fig3c-lqr"}, partial...)...)
-	out, code = cli(t, bin, root, withFlags([]string{"report"}, partial...)...)
-	if code != exitFailed || !strings.Contains(out, "the report needs") || !strings.Contains(out, "pipeline run report --profile smoke") {
-		t.Errorf("report on a partial store: exit %d\n%s", code, out)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "partial-fig", "report.html")); err == nil {
-		t.Error("report on a partial store wrote a page")
-	}
-	out, code = cli(t, bin, root, "report", "--store", filepath.Join(dir, "nothing"))
-	if code == exitOK || !strings.Contains(out, "no event log") {
-		t.Errorf("report on a store that does not exist: exit %d\n%s", code, out)
-	}
+	checkReportCommand(t, bin, root, dir, common)
 	var doc struct {
 		Claims []struct {
 			ID, Figure, Verdict string
@@ -88,13 +58,7 @@ func TestReportInChromium(t *testing.T) {
 			t.Errorf("report.md lacks claim %s", c.ID)
 		}
 	}
-	// Nothing is fetched: no src, no href but in-page anchors, no url() in
-	// styles, no script.
-	for _, re := range []string{`(?i)\ssrc\s*=`, `(?i)\shref\s*=\s*"[^#]`, `(?i)url\(`, `(?i)<script`, `(?i)<link`, `(?i)@import`} {
-		if m := regexp.MustCompile(re).Find(page); m != nil {
-			t.Errorf("report.html refers outside itself: %q", m)
-		}
-	}
+	checkSelfContained(t, page)
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Skip("chromium is not installed (apt-get install chromium; .ci/run installs it)")
@@ -140,6 +104,12 @@ func TestReportInChromium(t *testing.T) {
 	checkFiguresForAReader(t, root, page, run)
 	checkScaleAndNarrowLayout(t, page, doc.Claims, run)
 
+	checkScreenshotNotBlank(t, run)
+}
+
+// checkScreenshotNotBlank: a screenshot of the page is not blank.
+func checkScreenshotNotBlank(t *testing.T, run func(...string) []byte) {
+	t.Helper()
 	shot := filepath.Join(t.TempDir(), "report.png")
 	run("--screenshot="+shot, "--window-size=1200,2400")
 	f, err := os.Open(shot)
@@ -164,6 +134,54 @@ func TestReportInChromium(t *testing.T) {
 	}
 	if frac := float64(dark) / float64(total); frac < 0.01 {
 		t.Errorf("the screenshot is nearly blank: %.4f of its pixels are dark", frac)
+	}
+}
+
+// checkReportCommand: pipeline report rebuilds the report from the store
+// (the same bytes, the verdicts on stdout), audit traces every number of
+// it, and on a store that lacks figures it runs nothing and says what to do.
+func checkReportCommand(t *testing.T, bin, root, dir string, common []string) {
+	t.Helper()
+	figDir := filepath.Join(dir, "fig")
+	before, _ := os.ReadFile(filepath.Join(figDir, "report.html"))
+	os.Remove(filepath.Join(figDir, "report.html"))
+	out, code := cliStdout(t, bin, root, withFlags([]string{"report"}, common...)...)
+	if after, _ := os.ReadFile(filepath.Join(figDir, "report.html")); code != 0 || !bytes.Equal(before, after) || !strings.Contains(out, "fig3a-crossover") {
+		t.Fatalf("pipeline report: exit %d, same page %v\n%s", code, bytes.Equal(before, after), out)
+	}
+	// pipeline audit traces every number of the report: each figure's
+	// points to their events, each claim recomputed bit for bit.
+	out, code = cli(t, bin, root, withFlags([]string{"audit", "report.html"}, common...)...)
+	if code != 0 || !regexp.MustCompile(`(\d+) of (\d+) claims recomputed, bit for bit`).MatchString(out) {
+		t.Fatalf("audit report.html: exit %d\n%s", code, out)
+	}
+	if m := regexp.MustCompile(`(\d+) of (\d+) claims recomputed`).FindStringSubmatch(out); m[1] != m[2] || m[1] == "0" {
+		t.Errorf("audit report.html: %s", m[0])
+	}
+	// On a store that lacks figures it runs nothing and says what to do.
+	partial := []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke", "--store", filepath.Join(dir, "partial"), "--figures", filepath.Join(dir, "partial-fig")}
+	pipelineRun(t, bin, root, append([]string{"plot/fig3c-lqr"}, partial...)...)
+	out, code = cli(t, bin, root, withFlags([]string{"report"}, partial...)...)
+	if code != exitFailed || !strings.Contains(out, "the report needs") || !strings.Contains(out, "pipeline run report --profile smoke") {
+		t.Errorf("report on a partial store: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "partial-fig", "report.html")); err == nil {
+		t.Error("report on a partial store wrote a page")
+	}
+	out, code = cli(t, bin, root, "report", "--store", filepath.Join(dir, "nothing"))
+	if code == exitOK || !strings.Contains(out, "no event log") {
+		t.Errorf("report on a store that does not exist: exit %d\n%s", code, out)
+	}
+}
+
+// checkSelfContained: nothing is fetched: no src, no href but in-page
+// anchors, no url() in styles, no script.
+func checkSelfContained(t *testing.T, page []byte) {
+	t.Helper()
+	for _, re := range []string{`(?i)\ssrc\s*=`, `(?i)\shref\s*=\s*"[^#]`, `(?i)url\(`, `(?i)<script`, `(?i)<link`, `(?i)@import`} {
+		if m := regexp.MustCompile(re).Find(page); m != nil {
+			t.Errorf("report.html refers outside itself: %q", m)
+		}
 	}
 }
 

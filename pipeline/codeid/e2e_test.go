@@ -47,21 +47,9 @@ func copyCodeid(t *testing.T, dst string) {
 // TestBuildRecipe runs the documented generate-and-build commands on a copy
 // of this package inside a throwaway module and runs the binaries. It needs
 // github.com/cespare/xxhash/v2 in the module cache (it never downloads).
-func TestBuildRecipe(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds several binaries")
-	}
-	offlineGo(t)
-	goSum := xxhashGoSum(t)
-	dir := t.TempDir()
-	copyCodeid(t, dir)
-	writeFiles(t, dir, map[string]string{
-		"go.mod":       "module " + e2eModule + "\n\ngo 1.26\n\nrequire github.com/cespare/xxhash/v2 v2.3.0\n",
-		"go.sum":       goSum,
-		"work/work.go": "package work\n\n// Name names the work.\nconst Name = \"work\"\n",
-		"work/fast.go": "//go:build fast\n\npackage work\n\n// Fast is only built with -tags fast.\nconst Fast = true\n",
-		"plot/plot.go": "package plot\n\n// Name names the plot.\nconst Name = \"plot\"\n",
-		"cmd/pipeline/main.go": `package main
+// e2eMain is the e2e module's main package: it prints work's identity and
+// the build tags from the embedded manifest.
+const e2eMain = `package main
 
 import (
 	"fmt"
@@ -87,48 +75,74 @@ func main() {
 	}
 	fmt.Printf("%s tags=%s\n", id.ID, strings.Join(m.Tags(), ","))
 }
-`,
-	})
+`
 
-	// sh runs a shell command line in dir with TAGS set.
-	sh := func(tags, line string) (string, error) {
-		t.Helper()
-		cmd := exec.Command("sh", "-c", line)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "TAGS="+tags)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		if err != nil {
-			return stdout.String() + stderr.String(), err
-		}
-		return strings.TrimSpace(stdout.String()), nil
+// shell runs command lines in a module directory.
+type shell struct {
+	t   *testing.T
+	dir string
+}
+
+// run runs a shell command line in the directory with TAGS set.
+func (s shell) run(tags, line string) (string, error) {
+	s.t.Helper()
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir = s.dir
+	cmd.Env = append(os.Environ(), "TAGS="+tags)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String() + stderr.String(), err
 	}
-	mustSh := func(tags, line string) string {
-		t.Helper()
-		out, err := sh(tags, line)
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", line, err, out)
-		}
-		return out
+	return strings.TrimSpace(stdout.String()), nil
+}
+
+// must runs a line that must succeed.
+func (s shell) must(tags, line string) string {
+	s.t.Helper()
+	out, err := s.run(tags, line)
+	if err != nil {
+		s.t.Fatalf("%s: %v\n%s", line, err, out)
 	}
+	return out
+}
+
+// refused runs a line that must fail with a message containing want.
+func (s shell) refused(tags, line, want string) {
+	s.t.Helper()
+	out, err := s.run(tags, line)
+	if err == nil || !strings.Contains(out, want) {
+		s.t.Errorf("%s: err = %v, output %q; want a failure mentioning %q", line, err, out, want)
+	}
+}
+
+func TestBuildRecipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds several binaries")
+	}
+	offlineGo(t)
+	goSum := xxhashGoSum(t)
+	dir := t.TempDir()
+	copyCodeid(t, dir)
+	writeFiles(t, dir, map[string]string{
+		"go.mod":               "module " + e2eModule + "\n\ngo 1.26\n\nrequire github.com/cespare/xxhash/v2 v2.3.0\n",
+		"go.sum":               goSum,
+		"work/work.go":         "package work\n\n// Name names the work.\nconst Name = \"work\"\n",
+		"work/fast.go":         "//go:build fast\n\npackage work\n\n// Fast is only built with -tags fast.\nconst Fast = true\n",
+		"plot/plot.go":         "package plot\n\n// Name names the plot.\nconst Name = \"plot\"\n",
+		"cmd/pipeline/main.go": e2eMain,
+	})
+	sh := shell{t: t, dir: dir}
+
 	// The recipe of doc.go, for this module.
 	const (
 		generate = `go run ./pipeline/codeid/gen -tags "$TAGS" -o pipeline/codeid/manifest/manifest.json`
 		build    = `go build -tags "$TAGS" -ldflags "-X ` + e2eModule + `/pipeline/codeid.Stamp=$(go run ./pipeline/codeid/gen -stamp-of pipeline/codeid/manifest/manifest.json)" -o bin/pipeline ./cmd/pipeline`
 		recipe   = generate + " && " + build + " && ./bin/pipeline"
 	)
-	refused := func(tags, line, want string) {
-		t.Helper()
-		out, err := sh(tags, line)
-		if err == nil || !strings.Contains(out, want) {
-			t.Errorf("%s: err = %v, output %q; want a failure mentioning %q", line, err, out, want)
-		}
-	}
+	sh.refused("", "go build -o bin/plain ./cmd/pipeline && ./bin/plain", "built without a code manifest")
 
-	refused("", "go build -o bin/plain ./cmd/pipeline && ./bin/plain", "built without a code manifest")
-
-	first := mustSh("", recipe)
+	first := sh.must("", recipe)
 	if !strings.HasPrefix(first, "xxh64-") || !strings.HasSuffix(first, " tags=") {
 		t.Fatalf("binary printed %q, want \"xxh64-… tags=\"", first)
 	}
@@ -138,32 +152,32 @@ func main() {
 		t.Fatal(err)
 	}
 	// Generating again with the manifest in place is a fixed point.
-	mustSh("", generate)
+	sh.must("", generate)
 	if after, err := os.ReadFile(manifestPath); err != nil || !bytes.Equal(before, after) {
 		t.Errorf("regenerating changed the manifest (err %v)", err)
 	}
 
-	refused("", "go build -o bin/nostamp ./cmd/pipeline && ./bin/nostamp", "does not match this build")
+	sh.refused("", "go build -o bin/nostamp ./cmd/pipeline && ./bin/nostamp", "does not match this build")
 	// A manifest generated without tags, linked into a -tags fast build.
-	refused("", strings.Replace(build, `-tags "$TAGS"`, "-tags fast", 1)+" && ./bin/pipeline", "build tags")
+	sh.refused("", strings.Replace(build, `-tags "$TAGS"`, "-tags fast", 1)+" && ./bin/pipeline", "build tags")
 
 	// Editing a package outside work's closure keeps its identity.
 	appendFile(t, dir, "plot/plot.go", "\n// edited\n")
-	if got := mustSh("", recipe); got != first {
+	if got := sh.must("", recipe); got != first {
 		t.Errorf("editing plot changed work's identity: %q -> %q", first, got)
 	}
 	appendFile(t, dir, "work/work.go", "\n// edited\n")
-	edited := mustSh("", recipe)
+	edited := sh.must("", recipe)
 	if edited == first {
 		t.Errorf("editing work did not change its identity")
 	}
 
 	// Tags: the one-step -stamp form prints the same stamp as -stamp-of.
-	stamp := mustSh("fast", generate+" -stamp")
-	if stampOf := mustSh("", "go run ./pipeline/codeid/gen -stamp-of pipeline/codeid/manifest/manifest.json"); stamp != stampOf {
+	stamp := sh.must("fast", generate+" -stamp")
+	if stampOf := sh.must("", "go run ./pipeline/codeid/gen -stamp-of pipeline/codeid/manifest/manifest.json"); stamp != stampOf {
 		t.Errorf("-stamp printed %q, -stamp-of %q", stamp, stampOf)
 	}
-	fast := mustSh("fast", recipe)
+	fast := sh.must("fast", recipe)
 	if !strings.HasSuffix(fast, " tags=fast") || strings.Fields(fast)[0] == strings.Fields(edited)[0] {
 		t.Errorf("with -tags fast the binary printed %q (without: %q); want another ID and tags=fast", fast, edited)
 	}

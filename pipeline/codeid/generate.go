@@ -119,6 +119,46 @@ func Generate(dir string, tags, pkgs []string, skip ...string) ([]byte, error) {
 		out.Env[v] = env[v]
 	}
 
+	mods, dirMods, problems, err := collectPackages(&out, listed, root, skipInfo)
+	if err != nil {
+		return nil, err
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	for mp, lines := range dirMods {
+		sort.Strings(lines)
+		mods[mp].Sum = linesDigest(lines)
+	}
+	for _, mod := range mods {
+		out.Modules = append(out.Modules, *mod)
+	}
+	sort.Strings(out.Roots)
+	sort.Slice(out.Packages, func(i, j int) bool { return out.Packages[i].Path < out.Packages[j].Path })
+	sort.Slice(out.External, func(i, j int) bool { return out.External[i].Path < out.External[j].Path })
+	sort.Slice(out.Modules, func(i, j int) bool { return out.Modules[i].Path < out.Modules[j].Path })
+	if _, problems := index(out); len(problems) > 0 {
+		// A bug in Generate, not in the user's module: fail loudly.
+		return nil, fmt.Errorf("%w: generated manifest is inconsistent: %w", ErrBadManifest, errors.Join(problems...))
+	}
+
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return nil, fmt.Errorf("codeid: encode manifest: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// collectPackages records every listed non-standard package in out: local
+// ones (and those of directory-replaced modules) hashed, external ones by
+// module, with each external module's go.sum hash. It returns the modules,
+// the package lines of directory-replaced modules (their hash is computed
+// from them), and the problems found.
+func collectPackages(out *manifestJSON, listed []*listPackage, root string, skipInfo []fs.FileInfo) (map[string]*Module, map[string][]string, []error, error) {
+	var err error
 	var sums map[string]string // loaded on first external module
 	mods := make(map[string]*Module)
 	dirMods := make(map[string][]string) // directory-replaced module -> pkg lines
@@ -167,7 +207,7 @@ func Generate(dir string, tags, pkgs []string, skip ...string) ([]byte, error) {
 		}
 		if sums == nil {
 			if sums, err = readGoSum(filepath.Join(root, "go.sum")); err != nil {
-				return nil, err
+				return nil, nil, nil, err
 			}
 		}
 		key := mp + " " + mod.Version
@@ -178,33 +218,7 @@ func Generate(dir string, tags, pkgs []string, skip ...string) ([]byte, error) {
 			problems = append(problems, fmt.Errorf("%w: %s (needed by %s); run `go mod tidy`", ErrMissingSum, strings.Replace(key, " ", "@", 1), p.ImportPath))
 		}
 	}
-	if len(problems) > 0 {
-		return nil, errors.Join(problems...)
-	}
-	for mp, lines := range dirMods {
-		sort.Strings(lines)
-		mods[mp].Sum = linesDigest(lines)
-	}
-	for _, mod := range mods {
-		out.Modules = append(out.Modules, *mod)
-	}
-	sort.Strings(out.Roots)
-	sort.Slice(out.Packages, func(i, j int) bool { return out.Packages[i].Path < out.Packages[j].Path })
-	sort.Slice(out.External, func(i, j int) bool { return out.External[i].Path < out.External[j].Path })
-	sort.Slice(out.Modules, func(i, j int) bool { return out.Modules[i].Path < out.Modules[j].Path })
-	if _, problems := index(out); len(problems) > 0 {
-		// A bug in Generate, not in the user's module: fail loudly.
-		return nil, fmt.Errorf("%w: generated manifest is inconsistent: %w", ErrBadManifest, errors.Join(problems...))
-	}
-
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return nil, fmt.Errorf("codeid: encode manifest: %w", err)
-	}
-	return buf.Bytes(), nil
+	return mods, dirMods, problems, nil
 }
 
 // NormalizeTags splits every element on commas and white space and returns

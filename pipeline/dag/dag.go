@@ -954,135 +954,13 @@ func expand(c *collector, file, profile string, stages []*Stage, kinds map[strin
 	plan := &Plan{File: file, Profile: profile, Stages: stages, byPath: map[string]*Task{}}
 	byStage := map[string][]*Task{}
 	for _, s := range stages {
-		kind := kinds[s.Kind]
+		x := &expander{c: c, plan: plan, file: file, s: s, kind: kinds[s.Kind], withParts: withParts}
 		// A stage defined exactly as in a plan already checked has the same
 		// tasks with the same parameters: they are expanded and bound (a
 		// changed stage downstream binds to them), not planned again.
-		again := checked != nil && sameStage(s, checked.stage(s.Name))
-		slots := map[string]task.Slot{}
-		for _, sl := range kind.Slots() {
-			slots[sl.Name] = sl
-			if sl.Required && !slices.ContainsFunc(s.Inputs, func(in InputSpec) bool { return in.Slot == sl.Name }) {
-				c.add(s.Name, "inputs."+sl.Name, "missing required input of kind %s", s.Kind)
-			}
-		}
-		for _, in := range s.Inputs {
-			if _, ok := slots[in.Slot]; !ok {
-				c.add(s.Name, "inputs."+in.Slot, "kind %s has no input slot %q (known: %s)", s.Kind, in.Slot, strings.Join(sortedKeys(slots), ", "))
-			}
-		}
-		axisNames := map[string]bool{}
-		var implicit []string
-		for _, ax := range s.Matrix {
-			axisNames[ax.Name] = true
-			implicit = append(implicit, ax.Name)
-			if ax.Name == "seed" {
-				for i, v := range ax.Values {
-					if n, ok := asInt(v); !ok || n < 0 {
-						c.add(s.Name, fmt.Sprintf("matrix.seed[%d]", i), "%v is not a non-negative integer", v)
-					}
-				}
-			}
-			seen := map[string]bool{}
-			for _, v := range ax.Values {
-				t := scalarText(v)
-				if seen[t] {
-					c.add(s.Name, "matrix."+ax.Name, "duplicate value %s", t)
-				}
-				seen[t] = true
-			}
-		}
-		for i, o := range s.Overrides {
-			for _, ax := range sortedKeys(o.When) {
-				if !axisNames[ax] {
-					c.add(s.Name, fmt.Sprintf("overrides[%d].when.%s", i, ax), "stage has no axis %q", ax)
-				}
-			}
-		}
-		for i, ex := range s.Exclude {
-			for _, ax := range sortedKeys(ex) {
-				if !axisNames[ax] {
-					c.add(s.Name, fmt.Sprintf("exclude[%d].%s", i, ax), "stage has no axis %q", ax)
-				}
-			}
-		}
-		n := 0
-	points:
-		for _, coords := range product(s.Matrix) {
-			for _, ex := range s.Exclude {
-				match := true
-				for i, ax := range s.Matrix {
-					if v, ok := ex[ax.Name]; ok && v != scalarText(coords[i]) {
-						match = false
-					}
-				}
-				if match {
-					continue points
-				}
-			}
-			n++
-			t := &Task{Stage: s, Kind: kind, Inputs: map[string][]*Task{}}
-			var parts []string
-			var vals map[string]any
-			if !again {
-				vals = maps.Clone(s.Params)
-			}
-			for i, ax := range s.Matrix {
-				text := scalarText(coords[i])
-				t.Coords = append(t.Coords, task.Coord{Axis: ax.Name, Value: text})
-				parts = append(parts, ax.Name+"="+text)
-				if ax.Name == "seed" {
-					n, _ := asInt(coords[i])
-					t.Seed, t.HasSeed = uint64(n), true
-					continue
-				}
-				if _, clash := s.Params[ax.Name]; clash {
-					c.add(s.Name, "params."+ax.Name, "also a matrix axis; set it in one place")
-				}
-				if vals != nil {
-					vals[ax.Name] = coords[i]
-				}
-			}
-			t.Path = strings.Join(append([]string{s.Name}, parts...), "/")
-			if !again {
-				setBy := s.setBy
-				for _, o := range s.Overrides {
-					if matches(t, o.When) {
-						maps.Copy(vals, o.Params)
-						if strings.HasPrefix(o.Field, "profiles.") {
-							setBy = maps.Clone(setBy)
-							if setBy == nil {
-								setBy = map[string]string{}
-							}
-							for k := range o.Params {
-								setBy[k] = o.Field + ".params." + k
-							}
-						}
-					}
-				}
-				t.Params = task.NewParams(file, s.Name, vals, implicit...)
-				t.Runner = kind.Plan(t.Params)
-				for _, e := range t.Params.Problems() {
-					c.addErr(fromProfile(e, setBy))
-				}
-				if sp, ok := t.Runner.(task.Splitter); ok && withParts && t.Params.Err() == nil {
-					addParts(c, plan, t, sp.Parts())
-					for _, e := range t.Params.Problems() { // problems found planning the parts
-						c.addErr(fromProfile(e, setBy))
-					}
-				}
-			}
-			t.Index = len(plan.Tasks)
-			plan.Tasks = append(plan.Tasks, t)
-			plan.byPath[t.Path] = t
-			byStage[s.Name] = append(byStage[s.Name], t)
-			if c.planned != nil {
-				c.planned.Add(int64(1 + len(t.Parts)))
-			}
-		}
-		if n == 0 {
-			c.add(s.Name, "exclude", "excludes every point of the matrix")
-		}
+		x.again = checked != nil && sameStage(s, checked.stage(s.Name))
+		x.checkStage()
+		byStage[s.Name] = x.tasks()
 	}
 	b := &binder{byStage: byStage, index: map[string]map[string][]*Task{}, where: map[*InputSpec]map[string]map[string]bool{}}
 	for _, t := range plan.Tasks {
@@ -1094,6 +972,168 @@ func expand(c *collector, file, profile string, stages []*Stage, kinds map[strin
 		}
 	}
 	return plan
+}
+
+// expander expands one stage into the plan's tasks.
+type expander struct {
+	c         *collector
+	plan      *Plan
+	file      string
+	s         *Stage
+	kind      task.Kind
+	withParts bool
+	again     bool     // the stage was planned already in a checked plan
+	implicit  []string // the matrix axes: parameters no accessor need read
+}
+
+// checkStage checks the stage's slots, axes, overrides and exclusions.
+func (x *expander) checkStage() {
+	c, s := x.c, x.s
+	slots := map[string]task.Slot{}
+	for _, sl := range x.kind.Slots() {
+		slots[sl.Name] = sl
+		if sl.Required && !slices.ContainsFunc(s.Inputs, func(in InputSpec) bool { return in.Slot == sl.Name }) {
+			c.add(s.Name, "inputs."+sl.Name, "missing required input of kind %s", s.Kind)
+		}
+	}
+	for _, in := range s.Inputs {
+		if _, ok := slots[in.Slot]; !ok {
+			c.add(s.Name, "inputs."+in.Slot, "kind %s has no input slot %q (known: %s)", s.Kind, in.Slot, strings.Join(sortedKeys(slots), ", "))
+		}
+	}
+	axisNames := map[string]bool{}
+	for _, ax := range s.Matrix {
+		axisNames[ax.Name] = true
+		x.implicit = append(x.implicit, ax.Name)
+		if ax.Name == "seed" {
+			for i, v := range ax.Values {
+				if n, ok := asInt(v); !ok || n < 0 {
+					c.add(s.Name, fmt.Sprintf("matrix.seed[%d]", i), "%v is not a non-negative integer", v)
+				}
+			}
+		}
+		seen := map[string]bool{}
+		for _, v := range ax.Values {
+			t := scalarText(v)
+			if seen[t] {
+				c.add(s.Name, "matrix."+ax.Name, "duplicate value %s", t)
+			}
+			seen[t] = true
+		}
+	}
+	for i, o := range s.Overrides {
+		for _, ax := range sortedKeys(o.When) {
+			if !axisNames[ax] {
+				c.add(s.Name, fmt.Sprintf("overrides[%d].when.%s", i, ax), "stage has no axis %q", ax)
+			}
+		}
+	}
+	for i, ex := range s.Exclude {
+		for _, ax := range sortedKeys(ex) {
+			if !axisNames[ax] {
+				c.add(s.Name, fmt.Sprintf("exclude[%d].%s", i, ax), "stage has no axis %q", ax)
+			}
+		}
+	}
+}
+
+// excluded reports whether a matrix point is one of the stage's exclusions.
+func (x *expander) excluded(coords []any) bool {
+	for _, ex := range x.s.Exclude {
+		match := true
+		for i, ax := range x.s.Matrix {
+			if v, ok := ex[ax.Name]; ok && v != scalarText(coords[i]) {
+				match = false
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// tasks adds the stage's tasks (and their parts) to the plan and returns
+// the stage's own tasks, in matrix order.
+func (x *expander) tasks() []*Task {
+	var out []*Task
+	for _, coords := range product(x.s.Matrix) {
+		if x.excluded(coords) {
+			continue
+		}
+		t := x.task(coords)
+		t.Index = len(x.plan.Tasks)
+		x.plan.Tasks = append(x.plan.Tasks, t)
+		x.plan.byPath[t.Path] = t
+		out = append(out, t)
+		if x.c.planned != nil {
+			x.c.planned.Add(int64(1 + len(t.Parts)))
+		}
+	}
+	if len(out) == 0 {
+		x.c.add(x.s.Name, "exclude", "excludes every point of the matrix")
+	}
+	return out
+}
+
+// task makes the task at one matrix point and, unless the stage was
+// planned already, plans it (its parameters, runner and parts).
+func (x *expander) task(coords []any) *Task {
+	c, s := x.c, x.s
+	t := &Task{Stage: s, Kind: x.kind, Inputs: map[string][]*Task{}}
+	var parts []string
+	var vals map[string]any
+	if !x.again {
+		vals = maps.Clone(s.Params)
+	}
+	for i, ax := range s.Matrix {
+		text := scalarText(coords[i])
+		t.Coords = append(t.Coords, task.Coord{Axis: ax.Name, Value: text})
+		parts = append(parts, ax.Name+"="+text)
+		if ax.Name == "seed" {
+			n, _ := asInt(coords[i])
+			t.Seed, t.HasSeed = uint64(n), true
+			continue
+		}
+		if _, clash := s.Params[ax.Name]; clash {
+			c.add(s.Name, "params."+ax.Name, "also a matrix axis; set it in one place")
+		}
+		if vals != nil {
+			vals[ax.Name] = coords[i]
+		}
+	}
+	t.Path = strings.Join(append([]string{s.Name}, parts...), "/")
+	if x.again {
+		return t
+	}
+	setBy := s.setBy
+	for _, o := range s.Overrides {
+		if !matches(t, o.When) {
+			continue
+		}
+		maps.Copy(vals, o.Params)
+		if strings.HasPrefix(o.Field, "profiles.") {
+			setBy = maps.Clone(setBy)
+			if setBy == nil {
+				setBy = map[string]string{}
+			}
+			for k := range o.Params {
+				setBy[k] = o.Field + ".params." + k
+			}
+		}
+	}
+	t.Params = task.NewParams(x.file, s.Name, vals, x.implicit...)
+	t.Runner = x.kind.Plan(t.Params)
+	for _, e := range t.Params.Problems() {
+		c.addErr(fromProfile(e, setBy))
+	}
+	if sp, ok := t.Runner.(task.Splitter); ok && x.withParts && t.Params.Err() == nil {
+		addParts(c, x.plan, t, sp.Parts())
+		for _, e := range t.Params.Problems() { // problems found planning the parts
+			c.addErr(fromProfile(e, setBy))
+		}
+	}
+	return t
 }
 
 // addParts plans the parts of t, before it in the plan: they are not tasks

@@ -127,9 +127,11 @@ func TestOpenLocked(t *testing.T) {
 	r2.Close()
 }
 
-func TestOpenCorrupt(t *testing.T) {
-	// A real log to damage.
-	src := filepath.Join(t.TempDir(), "events.db")
+// corruptFixture writes a real log to damage and returns its path, its
+// bytes, the bytes bbolt addresses (pgid × page size) and the page size.
+func corruptFixture(t *testing.T) (src string, good []byte, used, pageSize int64) {
+	t.Helper()
+	src = filepath.Join(t.TempDir(), "events.db")
 	l, err := Open(src, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -141,17 +143,29 @@ func TestOpenCorrupt(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var used int64 // bytes bbolt addresses: pgid × page size
 	l.db.View(func(tx *bolt.Tx) error { used = tx.Size(); return nil })
-	pageSize := int64(l.db.Info().PageSize)
+	pageSize = int64(l.db.Info().PageSize)
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	good := readFile(t, src)
+	good = readFile(t, src)
 	if used < 8*pageSize {
 		t.Fatalf("test log too small: %d bytes used", used)
 	}
+	return src, good, used, pageSize
+}
 
+// flipBytes returns a copy of b with the bytes at offsets inverted.
+func flipBytes(b []byte, offsets ...int64) []byte {
+	b = append([]byte(nil), b...)
+	for _, o := range offsets {
+		b[o] ^= 0xff
+	}
+	return b
+}
+
+// corruptions are damaged copies of a good log, by name.
+func corruptions(good []byte, used, pageSize int64) map[string][]byte {
 	rng := rand.New(rand.NewPCG(1, 2))
 	garbage := make([]byte, 64<<10)
 	for i := range garbage {
@@ -159,37 +173,30 @@ func TestOpenCorrupt(t *testing.T) {
 	}
 	// A valid first meta page followed by garbage.
 	metaThenGarbage := append(append([]byte(nil), good[:pageSize]...), garbage[:3*pageSize]...)
-	// Both meta pages damaged: a flipped checksum byte (page header 16 +
-	// offset 56), a flipped version byte (16 + 4).
-	flip := func(offsets ...int64) []byte {
-		b := append([]byte(nil), good...)
-		for _, o := range offsets {
-			b[o] ^= 0xff
-		}
-		return b
-	}
-	badChecksums := flip(16+56, pageSize+16+56)
-	badVersions := flip(16+4, pageSize+16+4)
-
 	// Intact meta pages over zeroed data pages.
 	zeroedPages := append([]byte(nil), good...)
 	clear(zeroedPages[2*pageSize : used])
-
-	cases := map[string][]byte{
-		"zeroed data pages":  zeroedPages,
-		"empty":              {},
-		"text":               []byte("hello, I am not a database\n"),
-		"garbage":            garbage,
-		"one page":           good[:pageSize],
-		"meta page only":     good[:pageSize+100],
-		"two pages":          good[:2*pageSize],
-		"half":               good[:used/2],
-		"missing last page":  good[:used-pageSize],
-		"meta then garbage":  metaThenGarbage,
-		"bad meta checksums": badChecksums,
-		"bad meta versions":  badVersions,
+	return map[string][]byte{
+		"zeroed data pages": zeroedPages,
+		"empty":             {},
+		"text":              []byte("hello, I am not a database\n"),
+		"garbage":           garbage,
+		"one page":          good[:pageSize],
+		"meta page only":    good[:pageSize+100],
+		"two pages":         good[:2*pageSize],
+		"half":              good[:used/2],
+		"missing last page": good[:used-pageSize],
+		"meta then garbage": metaThenGarbage,
+		// Both meta pages damaged: a flipped checksum byte (page header
+		// 16 + offset 56), a flipped version byte (16 + 4).
+		"bad meta checksums": flipBytes(good, 16+56, pageSize+16+56),
+		"bad meta versions":  flipBytes(good, 16+4, pageSize+16+4),
 	}
-	for name, content := range cases {
+}
+
+func TestOpenCorrupt(t *testing.T) {
+	src, good, used, pageSize := corruptFixture(t)
+	for name, content := range corruptions(good, used, pageSize) {
 		t.Run(name, func(t *testing.T) {
 			for _, ro := range []bool{false, true} {
 				path := filepath.Join(t.TempDir(), "events.db")
@@ -222,7 +229,7 @@ func TestOpenCorrupt(t *testing.T) {
 	// back to the other, so it is not corruption.
 	for i, off := range []int64{16 + 56, pageSize + 16 + 56} {
 		path := filepath.Join(t.TempDir(), "events.db")
-		if err := os.WriteFile(path, flip(off), 0o644); err != nil {
+		if err := os.WriteFile(path, flipBytes(good, off), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		l, err := Open(path, Options{})
@@ -235,8 +242,23 @@ func TestOpenCorrupt(t *testing.T) {
 		l.Close()
 	}
 
-	// Damage under an open read-only log: reads report ErrCorruptLog
-	// instead of crashing.
+	checkDamageUnderOpenLog(t, good, used, pageSize)
+
+	// The undamaged copy still opens and reads.
+	l, err := Open(src, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if n, _, err := l.Stats(); err != nil || n != 3000 {
+		t.Fatalf("Stats of the good log = %d, %v", n, err)
+	}
+}
+
+// checkDamageUnderOpenLog damages the data pages under an open read-only
+// log: reads report ErrCorruptLog instead of crashing.
+func checkDamageUnderOpenLog(t *testing.T, good []byte, used, pageSize int64) {
+	t.Helper()
 	damaged := filepath.Join(t.TempDir(), "events.db")
 	if err := os.WriteFile(damaged, good, 0o644); err != nil {
 		t.Fatal(err)
@@ -245,6 +267,7 @@ func TestOpenCorrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer r.Close()
 	f, err := os.OpenFile(damaged, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -264,17 +287,6 @@ func TestOpenCorrupt(t *testing.T) {
 			!strings.Contains(err.Error(), "move it aside") {
 			t.Errorf("%s on damaged pages: %v, want ErrCorruptLog naming the file and how to recover", name, err)
 		}
-	}
-	r.Close()
-
-	// The undamaged copy still opens and reads.
-	l, err = Open(src, Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if n, _, err := l.Stats(); err != nil || n != 3000 {
-		t.Fatalf("Stats of the good log = %d, %v", n, err)
 	}
 }
 

@@ -19,6 +19,37 @@ type StageTime struct {
 	Runs     []uint64      `json:"runs"` // the runs that executed these actions
 }
 
+// Times is the recorded time of a profile's current actions: per stage,
+// in total, and the wall time of the runs that did the work.
+type Times struct {
+	Stages   []StageTime   `json:"stages"`
+	Total    time.Duration `json:"total_task_time"`
+	Runs     []uint64      `json:"runs"`
+	RunsWall time.Duration `json:"runs_wall_time"`
+}
+
+// Times sums TaskTimes and measures the wall time of the runs behind them.
+func (r *Record) Times() (*Times, error) {
+	sts, err := r.TaskTimes()
+	if err != nil {
+		return nil, err
+	}
+	t := &Times{Stages: sts}
+	for _, st := range sts {
+		t.Total += st.TaskTime
+		for _, run := range st.Runs {
+			if !slices.Contains(t.Runs, run) {
+				t.Runs = append(t.Runs, run)
+			}
+		}
+	}
+	slices.Sort(t.Runs)
+	if t.RunsWall, err = r.RunsWallTime(t.Runs); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
 // TaskTimes sums, per stage in plan order, the recorded execution time of
 // each task's current action (the one a run would cache or resume).
 func (r *Record) TaskTimes() ([]StageTime, error) {

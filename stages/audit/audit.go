@@ -254,33 +254,9 @@ func (a *Auditor) Figure(ref string, src *provenance.FigureSource, sel Selection
 		k := [3]string{co[panelAxis], co[curveAxis], co["seed"]}
 		inputs[k] = append(inputs[k], in)
 	}
+	pa := pointAuditor{a: a, rep: rep, inputs: inputs, seedRows: seedRows, panelAxis: panelAxis, xCoord: xCoord, yScale: yScale, floor: floor, detail: detail}
 	for _, r := range picked {
-		pt := Point{Panel: r.Panel, Curve: r.Curve, X: r.X, Plotted: Aggregate{r.Mean, r.Lo, r.Hi, r.N}}
-		var ys []float64
-		for _, s := range seedRows {
-			if s.Panel != r.Panel || s.Curve != r.Curve || !plot.SameFloat(s.X, r.X) {
-				continue
-			}
-			tr, y, err := a.trace(inputs, r, s, panelAxis, rep, xCoord, yScale, detail)
-			if err != nil {
-				pt.Problems = append(pt.Problems, err.Error())
-				continue
-			}
-			if !plot.SameFloat(y, s.Y) {
-				pt.Problems = append(pt.Problems, fmt.Sprintf("seed %d: the event gives %s, the figure's -seeds.csv %s", s.Seed, task.FormatFloat(y), task.FormatFloat(s.Y)))
-			}
-			ys = append(ys, y)
-			rep.Events++
-			if detail {
-				pt.Seeds = append(pt.Seeds, *tr)
-			}
-		}
-		mean, lo, hi, err := plot.PointOf(ys, plot.Band(rep.Band), floor)
-		if err != nil {
-			pt.Problems = append(pt.Problems, err.Error())
-		}
-		pt.Recomputed = Aggregate{mean, lo, hi, len(ys)}
-		pt.Equal = len(pt.Problems) == 0 && len(ys) == r.N && plot.SameFloat(mean, r.Mean) && plot.SameFloat(lo, r.Lo) && plot.SameFloat(hi, r.Hi)
+		pt := pa.point(r)
 		rep.Checked++
 		if pt.Equal {
 			rep.Equal++
@@ -290,6 +266,50 @@ func (a *Auditor) Figure(ref string, src *provenance.FigureSource, sel Selection
 		}
 	}
 	return rep, nil
+}
+
+// pointAuditor recomputes plotted points of one figure from its events.
+type pointAuditor struct {
+	a                 *Auditor
+	rep               *Report
+	inputs            map[[3]string][]provenance.InputRef
+	seedRows          []plot.SeedRow
+	panelAxis, xCoord string
+	yScale            float64
+	floor             *float64
+	detail            bool
+}
+
+// point recomputes one plotted point (mean and band) from the evaluation
+// events of its seeds, compared with the figure's per-seed table.
+func (pa *pointAuditor) point(r plot.Row) Point {
+	pt := Point{Panel: r.Panel, Curve: r.Curve, X: r.X, Plotted: Aggregate{r.Mean, r.Lo, r.Hi, r.N}}
+	var ys []float64
+	for _, s := range pa.seedRows {
+		if s.Panel != r.Panel || s.Curve != r.Curve || !plot.SameFloat(s.X, r.X) {
+			continue
+		}
+		tr, y, err := pa.a.trace(pa.inputs, r, s, pa.panelAxis, pa.rep, pa.xCoord, pa.yScale, pa.detail)
+		if err != nil {
+			pt.Problems = append(pt.Problems, err.Error())
+			continue
+		}
+		if !plot.SameFloat(y, s.Y) {
+			pt.Problems = append(pt.Problems, fmt.Sprintf("seed %d: the event gives %s, the figure's -seeds.csv %s", s.Seed, task.FormatFloat(y), task.FormatFloat(s.Y)))
+		}
+		ys = append(ys, y)
+		pa.rep.Events++
+		if pa.detail {
+			pt.Seeds = append(pt.Seeds, *tr)
+		}
+	}
+	mean, lo, hi, err := plot.PointOf(ys, plot.Band(pa.rep.Band), pa.floor)
+	if err != nil {
+		pt.Problems = append(pt.Problems, err.Error())
+	}
+	pt.Recomputed = Aggregate{mean, lo, hi, len(ys)}
+	pt.Equal = len(pt.Problems) == 0 && len(ys) == r.N && plot.SameFloat(mean, r.Mean) && plot.SameFloat(lo, r.Lo) && plot.SameFloat(hi, r.Hi)
+	return pt
 }
 
 // trace follows one seed of one plotted point to its evaluation event and

@@ -22,6 +22,22 @@ func table(t *testing.T, lines ...string) Table {
 	return tb
 }
 
+// unpanelled builds a per-seed table of a figure without panels from
+// "\"\" curve seed x y" lines (the empty panel written as "").
+func unpanelled(t *testing.T, lines ...string) Table {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("panel,curve,seed,x,y\n")
+	for _, l := range lines {
+		b.WriteString(strings.ReplaceAll(strings.Join(strings.Fields(l), ","), `""`, "") + "\n")
+	}
+	tb, err := ParseSeedsCSV([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
 func TestPointAtLastCommonAndX(t *testing.T) {
 	tb := table(t,
 		"p a 1 10 1", "p a 1 20 2", "p a 1 30 3",
@@ -112,15 +128,7 @@ func TestCrossoverAndOrder(t *testing.T) {
 			lines = append(lines, fmt.Sprintf(`"" ars %d %d %v`, seed+1, x+1, 10+d+noise/2), fmt.Sprintf(`"" exact %d %d %v`, seed+1, x+1, 10-noise/2))
 		}
 	}
-	var b strings.Builder
-	b.WriteString("panel,curve,seed,x,y\n")
-	for _, l := range lines {
-		b.WriteString(strings.ReplaceAll(strings.Join(strings.Fields(l), ","), `""`, "") + "\n")
-	}
-	tb, err := ParseSeedsCSV([]byte(b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := unpanelled(t, lines...)
 	r := Evaluate(Claim{Stat: StatCrossover, Curves: []string{"ars", "exact"}, Over: "x", Between: [2]float64{3, 4}}, tb)
 	if r.Summary == nil || r.Summary.Value != 3 || r.Verdict != Holds {
 		t.Fatalf("crossover: %+v %+v %s %s", r.Summary, r.Findings, r.Verdict, r.Problem)
@@ -284,15 +292,7 @@ func TestGrowth(t *testing.T) {
 			lines = append(lines, fmt.Sprintf(`"" a %d %d %d`, s, h, 10+s+2*h), fmt.Sprintf(`"" b %d %d 10`, s, h))
 		}
 	}
-	var b strings.Builder
-	b.WriteString("panel,curve,seed,x,y\n")
-	for _, l := range lines {
-		b.WriteString(strings.ReplaceAll(strings.Join(strings.Fields(l), ","), `""`, "") + "\n")
-	}
-	tb, err := ParseSeedsCSV([]byte(b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := unpanelled(t, lines...)
 	r := Evaluate(Claim{Stat: StatGrowth, Curves: []string{"a", "b"}, Over: "x", Expect: ">"}, tb)
 	if r.Summary == nil || r.Summary.Value != 2 || r.Summary.Lo != 2 || r.Verdict != Holds || r.Summary.Seeds != 3 {
 		t.Errorf("growth: %+v %s %s", r.Summary, r.Verdict, r.Problem)

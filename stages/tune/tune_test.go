@@ -106,6 +106,14 @@ stages:
       SELECT
 `
 
+// testKinds are the generate and tune kinds over the fake problem.
+func testKinds() map[string]task.Kind {
+	return map[string]task.Kind{
+		"generate": &generate.Kind{Generators: map[string]algos.Generator{"table": table{}}},
+		"tune":     &tune.Kind{Trainers: algos.Trainers{"table": {"lookup": algos.Bind[string, cfg](table{}, lookup{})}}},
+	}
+}
+
 // run executes the two-stage dag and returns tune's outputs by name.
 func run(t *testing.T, sel string) map[string]string {
 	t.Helper()
@@ -144,10 +152,7 @@ func runDAG(t *testing.T, dir, text string) (*pipeline.Result, *store.Store, *ev
 	t.Helper()
 	path := filepath.Join(dir, "dag.yaml")
 	os.WriteFile(path, []byte(text), 0o644)
-	kinds := map[string]task.Kind{
-		"generate": &generate.Kind{Generators: map[string]algos.Generator{"table": table{}}},
-		"tune":     &tune.Kind{Trainers: algos.Trainers{"table": {"lookup": algos.Bind[string, cfg](table{}, lookup{})}}},
-	}
+	kinds := testKinds()
 	plan, err := dag.Load(path, "", kinds)
 	if err != nil {
 		t.Fatal(err)
@@ -215,10 +220,7 @@ func TestGridWithoutFeasiblePoint(t *testing.T) {
 	text := strings.Replace(strings.Replace(dagText, "SELECT", "select: min", 1), "b: [1, 2, 3]", "b: [3, 4]", 1)
 	text = strings.Replace(text, "reference: {a: 0.2, b: 2}", "", 1)
 	os.WriteFile(path, []byte(text), 0o644)
-	_, err := dag.Load(path, "", map[string]task.Kind{
-		"generate": &generate.Kind{Generators: map[string]algos.Generator{"table": table{}}},
-		"tune":     &tune.Kind{Trainers: algos.Trainers{"table": {"lookup": algos.Bind[string, cfg](table{}, lookup{})}}},
-	})
+	_, err := dag.Load(path, "", testKinds())
 	if err == nil || !strings.Contains(err.Error(), `params.grid: has no feasible point (6 skipped: b = 3 > 2)`) {
 		t.Fatalf("err = %v", err)
 	}
@@ -346,10 +348,7 @@ func TestCarryValidation(t *testing.T) {
 	} {
 		path := filepath.Join(t.TempDir(), "dag.yaml")
 		os.WriteFile(path, []byte(strings.Replace(carryDAG, "carry: [b]", "carry: "+c.carry, 1)), 0o644)
-		_, err := dag.Load(path, "", map[string]task.Kind{
-			"generate": &generate.Kind{Generators: map[string]algos.Generator{"table": table{}}},
-			"tune":     &tune.Kind{Trainers: algos.Trainers{"table": {"lookup": algos.Bind[string, cfg](table{}, lookup{})}}},
-		})
+		_, err := dag.Load(path, "", testKinds())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("carry %s: err = %v, want %q", c.carry, err, c.want)
 		}
