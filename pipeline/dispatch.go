@@ -30,6 +30,15 @@ type Dispatcher interface {
 	Dispatch(ctx context.Context, a Attempt) (Ended, error)
 }
 
+// An Adopter is a Dispatcher that can take over an attempt which a job of
+// an earlier coordinator of the same store is still running, so that a
+// restarted coordinator loses none of that job's work.
+type Adopter interface {
+	// Adopt reports whether the attempt is still live in such a job; if
+	// it is, Adopt waits, as Dispatch does, until it has ended.
+	Adopt(ctx context.Context, a Attempt) (Ended, bool, error)
+}
+
 // Attempt is one attempt of a task, run as `pipeline worker Spec`.
 type Attempt struct {
 	Task  string // the task's path
@@ -40,9 +49,17 @@ type Attempt struct {
 
 // Ended is how an attempt's process ended, as its dispatcher saw it.
 type Ended struct {
-	State string // e.g. Slurm's job state: COMPLETED, FAILED, TIMEOUT, CANCELLED, NODE_FAIL
+	State string // e.g. Slurm's job state: COMPLETED, FAILED, TIMEOUT, CANCELLED, NODE_FAIL; Refused
 	Log   string // the file its output went to ("" if none)
+	// Detail is the worker's own account of why it stopped, where it gave
+	// one (a refusal's reason, naming the node).
+	Detail string
 }
+
+// Refused is the State of an attempt whose worker refused to run it
+// because its action ID differed from the coordinator's (ErrRefused); the
+// task fails at once, with Ended.Detail, instead of being resubmitted.
+const Refused = "REFUSED"
 
 // Spec is everything a worker needs to run one attempt: the coordinator
 // writes it as JSON beside the attempt's event file. Paths are absolute,
@@ -57,10 +74,12 @@ type Spec struct {
 	Store   string `json:"store"`
 	Task    string `json:"task"`
 	// Action is the task's action ID as the coordinator computed it; the
-	// worker refuses to run if its own differs (another binary, dag file
-	// or profile).
-	Action  string `json:"action"`
-	Attempt string `json:"attempt"`
+	// worker refuses to run if its own differs (another binary, dag file,
+	// profile or native library), naming the lines of Origin's transcript
+	// that differ.
+	Action  string  `json:"action"`
+	Origin  *Origin `json:"origin,omitempty"`
+	Attempt string  `json:"attempt"`
 	// Events is the attempt file the worker creates (events.CreateAttempt).
 	Events string            `json:"events"`
 	Deps   map[string]string `json:"deps"` // upstream task path → output ID
@@ -70,9 +89,17 @@ type Spec struct {
 	CheckpointInterval time.Duration            `json:"checkpoint_interval"`
 }
 
+// Origin is where and from what the coordinator computed a spec's action
+// ID: its host, its CPU and the action's transcript (Transcript).
+type Origin struct {
+	Host       string   `json:"host"`
+	CPU        string   `json:"cpu"`
+	Transcript []string `json:"transcript"`
+}
+
 // SpecVersion is the version of Spec's layout; bump it by hand when it
 // changes, so that an old worker refuses a new spec.
-const SpecVersion = 1
+const SpecVersion = 2
 
 // ReadSpec reads a spec file.
 func ReadSpec(path string) (*Spec, error) {
@@ -105,9 +132,12 @@ const (
 // dispatch runs t as attempts through the Dispatcher until one finishes,
 // resubmitting an attempt that was killed (from its latest checkpoint); it
 // gives up after Opt.MaxAttempts attempts in a row that recorded no new
-// checkpoint. The attempt files a previous coordinator left
-// are merged first: a finished one is adopted instead of rerunning.
-func (r *runner) dispatch(t *dag.Task, act ActionID, deps map[string]string) outcome {
+// checkpoint, and at once when a worker refused the attempt (its action ID
+// differs there). What a previous coordinator left is taken over first: an
+// attempt one of its jobs still runs is adopted (if the Dispatcher is an
+// Adopter) and waited for, and the attempt files it left are merged; a
+// finished one is adopted instead of rerunning.
+func (r *runner) dispatch(t *dag.Task, act ActionID, lines []string, deps map[string]string) outcome {
 	dir := filepath.Join(r.e.Store.Root(), attemptsDir, act.String())
 	fail := func(err error) outcome {
 		r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateFailed, Action: act.String(), Time: time.Now().UnixNano(), Error: err.Error()})
@@ -119,7 +149,12 @@ func (r *runner) dispatch(t *dag.Task, act ActionID, deps map[string]string) out
 	} else if ok {
 		last = &rec
 	}
+	o, done, adopted := r.adopt(t, act, dir, &last)
+	if done {
+		return o
+	}
 	n, left := leftAttempts(dir)
+	n = max(n, adopted)
 	for _, k := range left {
 		o, end := r.merge(t, act, dir, k, Ended{State: "left by an earlier coordinator"}, &last)
 		if end == ended && o.status != interrupted {
@@ -127,28 +162,18 @@ func (r *runner) dispatch(t *dag.Task, act ActionID, deps map[string]string) out
 			return o
 		}
 	}
-	store, err := filepath.Abs(r.e.Store.Root())
-	if err != nil {
-		return fail(err)
-	}
-	dagFile, err := filepath.Abs(r.e.Plan.File)
-	if err != nil {
-		return fail(err)
-	}
-	wd, err := os.Getwd()
+	base, err := r.specBase(t, act, lines, deps)
 	if err != nil {
 		return fail(err)
 	}
 	for tries := 1; ; tries++ {
 		n++
-		spec := Spec{
-			Version: SpecVersion, Dir: wd, DAG: dagFile, Profile: r.e.Plan.Profile, Store: store,
-			Task: t.Path, Action: act.String(), Attempt: fmt.Sprintf("%s/%d", act, n),
-			Events: filepath.Join(store, attemptsDir, act.String(), strconv.Itoa(n)+".attempt"),
-			Deps:   deps, Checkpoint: last, CheckpointInterval: r.e.Opt.CheckpointInterval,
-		}
+		spec := base
+		spec.Attempt = fmt.Sprintf("%s/%d", act, n)
+		spec.Events = filepath.Join(dir, strconv.Itoa(n)+".attempt")
+		spec.Checkpoint = last
 		data, _ := json.MarshalIndent(spec, "", "  ")
-		specPath := filepath.Join(store, attemptsDir, act.String(), strconv.Itoa(n)+".spec.json")
+		specPath := filepath.Join(dir, strconv.Itoa(n)+".spec.json")
 		err := os.MkdirAll(dir, 0o755)
 		if err == nil {
 			err = atomicfile.WriteFile(specPath, data)
@@ -159,11 +184,18 @@ func (r *runner) dispatch(t *dag.Task, act ActionID, deps map[string]string) out
 		}
 		how, err := r.e.Dispatcher.Dispatch(r.ctx, Attempt{Task: t.Path, Stage: t.Stage.Name, Name: spec.Attempt, Spec: specPath})
 		if err != nil {
-			os.Remove(specPath)
 			if r.ctx.Err() != nil {
+				// Its job may still be stopping: the spec stays for the
+				// next coordinator to adopt the attempt, or to remove.
 				return outcome{t: t, status: interrupted, err: r.ctx.Err()}
 			}
+			os.Remove(specPath)
 			return fail(err)
+		}
+		if how.State == Refused {
+			os.Remove(specPath)
+			os.Remove(dir) // once empty
+			return fail(fmt.Errorf("%w: %s%s", ErrRefused, how.Detail, logNote(how.Log)))
 		}
 		before := last
 		o, end := r.merge(t, act, dir, n, how, &last)
@@ -177,14 +209,82 @@ func (r *runner) dispatch(t *dag.Task, act ActionID, deps map[string]string) out
 			tries = 0 // it got further: a long task may need many jobs (e.g. a time limit)
 		}
 		if tries >= r.e.maxAttempts() {
-			return fail(fmt.Errorf("gave up after %d attempts in a row that ended without a new checkpoint: the last ended %s%s", tries, how.State, logNote(how.Log)))
+			return fail(fmt.Errorf("gave up after %d attempts in a row that ended without a new checkpoint: the last ended %s%s%s", tries, how.State, detailNote(how.Detail), logNote(how.Log)))
 		}
 		from := "the beginning"
 		if last != nil {
 			from = fmt.Sprintf("iteration %d", last.Iteration)
 		}
-		r.prog.logf("%s: attempt %d ended %s without finishing%s; resubmitting, from %s", t.Path, n, how.State, logNote(how.Log), from)
+		r.prog.logf("%s: attempt %d ended %s without finishing%s%s; resubmitting, from %s", t.Path, n, how.State, detailNote(how.Detail), logNote(how.Log), from)
 	}
+}
+
+// specBase is the part of t's attempt specs that every attempt shares.
+func (r *runner) specBase(t *dag.Task, act ActionID, lines []string, deps map[string]string) (Spec, error) {
+	store, err := filepath.Abs(r.e.Store.Root())
+	if err != nil {
+		return Spec{}, err
+	}
+	dagFile, err := filepath.Abs(r.e.Plan.File)
+	if err != nil {
+		return Spec{}, err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return Spec{}, err
+	}
+	host := Host()
+	return Spec{
+		Version: SpecVersion, Dir: wd, DAG: dagFile, Profile: r.e.Plan.Profile, Store: store,
+		Task: t.Path, Action: act.String(), Origin: &Origin{Host: host.Name, CPU: host.CPU, Transcript: lines},
+		Deps: deps, CheckpointInterval: r.e.Opt.CheckpointInterval,
+	}, nil
+}
+
+// adopt takes over the latest attempt of t's action if a job of an
+// earlier coordinator still runs it (the Dispatcher is an Adopter): it
+// waits for the job and merges what the attempt recorded. It reports
+// whether that gave t's outcome, and the attempt's number (0: none
+// adopted).
+func (r *runner) adopt(t *dag.Task, act ActionID, dir string, last **events.CheckpointRecord) (outcome, bool, int) {
+	ad, ok := r.e.Dispatcher.(Adopter)
+	if !ok {
+		return outcome{}, false, 0
+	}
+	k := latestSpec(dir)
+	if k == 0 {
+		return outcome{}, false, 0
+	}
+	spec := filepath.Join(dir, strconv.Itoa(k)+".spec.json")
+	how, live, err := ad.Adopt(r.ctx, Attempt{Task: t.Path, Stage: t.Stage.Name, Name: fmt.Sprintf("%s/%d", act, k), Spec: spec})
+	if !live || err != nil {
+		return outcome{}, false, 0 // what it left is merged as any attempt file is
+	}
+	r.prog.logf("%s: adopted attempt %d, which a job of an earlier coordinator was running", t.Path, k)
+	o, end := r.merge(t, act, dir, k, how, last)
+	return o, end == ended && o.status != interrupted, k
+}
+
+// latestSpec returns the highest attempt number with a spec file in dir
+// (0: none).
+func latestSpec(dir string) int {
+	names, _ := os.ReadDir(dir)
+	k := 0
+	for _, de := range names {
+		if num, ok := strings.CutSuffix(de.Name(), ".spec.json"); ok {
+			if n, err := strconv.Atoi(num); err == nil {
+				k = max(k, n)
+			}
+		}
+	}
+	return k
+}
+
+func detailNote(detail string) string {
+	if detail == "" {
+		return ""
+	}
+	return ": " + detail
 }
 
 func logNote(path string) string {
@@ -236,7 +336,7 @@ func (r *runner) merge(t *dag.Task, act ActionID, dir string, n int, how Ended, 
 	path := filepath.Join(dir, strconv.Itoa(n)+".attempt")
 	a, err := events.ReadAttempt(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		r.prog.logf("%s: attempt %d ended %s before its worker started%s", t.Path, n, how.State, logNote(how.Log))
+		r.prog.logf("%s: attempt %d ended %s before its worker started%s%s", t.Path, n, how.State, detailNote(how.Detail), logNote(how.Log))
 		return outcome{}, unfinished
 	}
 	if err == nil {
@@ -338,7 +438,7 @@ func (r *runner) checkAttempt(a *events.Attempt, t *dag.Task, act ActionID, n in
 func (e *Engine) Work(ctx context.Context, spec *Spec) error {
 	t := e.Plan.Task(spec.Task)
 	if t == nil {
-		return fmt.Errorf("worker: task %s is not in %s under profile %s", spec.Task, e.Plan.File, e.Plan.Profile)
+		return fmt.Errorf("%w: task %s is not in %s under profile %s on %s (another dag file than the coordinator's)", ErrRefused, spec.Task, e.Plan.File, e.Plan.Profile, Host())
 	}
 	lines, err := Transcript(t, e.Code, e.Platform, spec.Deps)
 	if err != nil {
@@ -346,8 +446,7 @@ func (e *Engine) Work(ctx context.Context, spec *Spec) error {
 	}
 	act := Action(lines)
 	if act.String() != spec.Action {
-		return fmt.Errorf("worker: task %s has action %s here but %s at the coordinator: the binary, %s or the profile differ between them (run the same build, on the shared file system)",
-			t.Path, act, spec.Action, spec.DAG)
+		return refusal(t.Path, act.String(), lines, spec)
 	}
 	w, err := events.CreateAttempt(spec.Events, events.AttemptHeader{Task: t.Path, Action: spec.Action, Attempt: spec.Attempt})
 	if err != nil {
@@ -380,6 +479,62 @@ func (e *Engine) Work(ctx context.Context, spec *Spec) error {
 		return ErrInterrupted
 	}
 	return o.err
+}
+
+// refusal explains why a worker's action ID for a task differs from the
+// coordinator's: the node, and the lines of the two transcripts that
+// differ, with what such a line means.
+func refusal(task, act string, here []string, spec *Spec) error {
+	var there []string
+	origin := "the coordinator"
+	if o := spec.Origin; o != nil {
+		there = o.Transcript
+		origin = "the coordinator on " + HostInfo{Name: o.Host, CPU: o.CPU}.String()
+	}
+	onlyHere, onlyThere := lineDiff(here, there), lineDiff(there, here)
+	msg := fmt.Sprintf("task %s has action %s on %s, but %s computed %s", task, act, Host(), origin, spec.Action)
+	if spec.Origin == nil {
+		return fmt.Errorf("%w: %s (the binary, %s or the profile differ between them: run the same build, on the shared file system)", ErrRefused, msg, spec.DAG)
+	}
+	quote := func(lines []string) string {
+		if len(lines) == 0 {
+			return "nothing"
+		}
+		out := strconv.Quote(lines[0])
+		if len(lines) > 1 {
+			out += fmt.Sprintf(" and %d more line(s)", len(lines)-1)
+		}
+		return out
+	}
+	msg += fmt.Sprintf(": here its transcript has %s, there %s", quote(onlyHere), quote(onlyThere))
+	first := append(append([]string{}, onlyHere...), onlyThere...)[0:1]
+	if len(first) == 0 {
+		return fmt.Errorf("%w: %s", ErrRefused, msg)
+	}
+	switch kind, _, _ := strings.Cut(first[0], " "); kind {
+	case "native":
+		msg += " (this node's native libraries differ: another CPU type or library build computes other bits; run on nodes like the coordinator's, e.g. sbatch's --constraint or --nodelist through --slurm-args)"
+	case "code", "build", "go", "goarch", "kind", "kind-version":
+		msg += " (another build of the binary: run the same build on every node)"
+	default:
+		msg += fmt.Sprintf(" (another dag file or profile than the coordinator's %s)", spec.DAG)
+	}
+	return fmt.Errorf("%w: %s", ErrRefused, msg)
+}
+
+// lineDiff returns the lines of a that b lacks, in a's order.
+func lineDiff(a, b []string) []string {
+	in := make(map[string]bool, len(b))
+	for _, l := range b {
+		in[l] = true
+	}
+	var out []string
+	for _, l := range a {
+		if !in[l] {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // attemptSafe is attempt, with a panic recorded as the task's failure.

@@ -313,7 +313,8 @@ func TestDispatchedFailureNamesTaskAndLog(t *testing.T) {
 }
 
 // A worker whose own action ID differs (another binary or dag file)
-// refuses to run and writes no attempt file.
+// refuses to run, naming the node and the transcript line that differs,
+// and writes no attempt file.
 func TestWorkerRefusesAnotherAction(t *testing.T) {
 	h := newHarness(t)
 	var spec *pipeline.Spec
@@ -336,8 +337,9 @@ func TestWorkerRefusesAnotherAction(t *testing.T) {
 	e := &pipeline.Engine{Plan: plan, Store: st, Code: h.code, Platform: pipeline.Platform{GoVersion: "go-test", GOARCH: "test"}}
 	spec.Events = filepath.Join(h.dir, "never.attempt")
 	err = e.Work(context.Background(), spec)
-	if err == nil || !strings.Contains(err.Error(), "differ between them") {
-		t.Fatalf("err = %v, want a refusal naming the mismatch", err)
+	if !errors.Is(err, pipeline.ErrRefused) || !strings.Contains(err.Error(), `here its transcript has "code xxh64-`) ||
+		!strings.Contains(err.Error(), "another build of the binary") || !strings.Contains(err.Error(), pipeline.Host().String()) {
+		t.Fatalf("err = %v, want a refusal naming the node, the differing line and its cause", err)
 	}
 	if _, serr := os.Stat(spec.Events); serr == nil {
 		t.Error("the refusing worker created its attempt file")
@@ -403,4 +405,108 @@ func TestDispatchRetriesWhileProgressing(t *testing.T) {
 		t.Errorf("outputs differ: %v\n%v", a, b)
 	}
 	checkIters(t, local, remote, "b/seed=1")
+}
+
+// An attempt its worker refused (another action ID there) fails its task
+// at once, with the worker's reason and log, instead of being resubmitted;
+// its dependents are skipped.
+func TestDispatchRefusedFailsAtOnce(t *testing.T) {
+	h := newHarness(t)
+	w := &workers{h: h}
+	w.after = func(a pipeline.Attempt, s *pipeline.Spec) pipeline.Ended {
+		if a.Task == "b/seed=1" {
+			return pipeline.Ended{State: pipeline.Refused, Detail: "task b/seed=1 has action X on node7 (AMD EPYC)", Log: "log-of-" + a.Name}
+		}
+		return pipeline.Ended{State: "COMPLETED"}
+	}
+	h.dispatch = w
+	res, err := h.run(context.Background(), "", 2, filepath.Join(h.dir, "store"))
+	if !errors.Is(err, pipeline.ErrTaskFailed) {
+		t.Fatalf("err = %v, want ErrTaskFailed", err)
+	}
+	eq(t, "failed", res.Failed, []string{"b/seed=1"})
+	if n := len(w.attempts("b/seed=1")); n != 1 {
+		t.Errorf("b/seed=1 was dispatched %d times, want once", n)
+	}
+	if msg := res.Errors["b/seed=1"]; !strings.Contains(msg, "worker refused the task: task b/seed=1 has action X on node7 (AMD EPYC)") || !strings.Contains(msg, "(log log-of-") {
+		t.Errorf("error = %q, want the refusal and the log", msg)
+	}
+}
+
+// adopter is a Dispatcher whose Adopt finds one task's attempt live (as a
+// Slurm runner of a killed coordinator would hold it) and runs it.
+type adopter struct {
+	*workers
+	task    string
+	adopted []string // the spec files adopted
+}
+
+func (a *adopter) Adopt(ctx context.Context, at pipeline.Attempt) (pipeline.Ended, bool, error) {
+	if at.Task != a.task {
+		return pipeline.Ended{}, false, nil
+	}
+	a.adopted = append(a.adopted, at.Spec)
+	e, err := a.workers.Dispatch(ctx, at)
+	return e, true, err
+}
+
+// hanging dispatches nothing for one task: its Dispatch waits until the
+// run is cancelled, leaving the spec as a coordinator killed while a job
+// ran the attempt would.
+type hanging struct {
+	*workers
+	task   string
+	cancel context.CancelFunc
+}
+
+func (h *hanging) Dispatch(ctx context.Context, a pipeline.Attempt) (pipeline.Ended, error) {
+	if a.Task != h.task {
+		return h.workers.Dispatch(ctx, a)
+	}
+	h.cancel()
+	<-ctx.Done()
+	return pipeline.Ended{}, ctx.Err()
+}
+
+// A restarted coordinator adopts an attempt that a job of the killed one
+// still runs (the Dispatcher is an Adopter): it waits for that attempt and
+// merges it instead of dispatching the task anew.
+func TestDispatchAdoptsLiveAttempt(t *testing.T) {
+	h := newHarness(t)
+	remote := filepath.Join(h.dir, "remote")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &workers{h: h}
+	h.dispatch = &hanging{workers: w, task: "c/seed=1", cancel: cancel}
+	if _, err := h.run(ctx, "", 1, remote); !errors.Is(err, pipeline.ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	specs, _ := filepath.Glob(filepath.Join(remote, "attempts", "*", "1.spec.json"))
+	if len(specs) != 1 {
+		t.Fatalf("spec files left: %v, want the hanging attempt's", specs)
+	}
+	ad := &adopter{workers: w, task: "c/seed=1"}
+	h.dispatch = ad
+	var logb strings.Builder
+	h.log = &syncWriter{w: &logb}
+	if _, err := h.run(context.Background(), "", 2, remote); err != nil {
+		t.Fatal(err)
+	}
+	if len(ad.adopted) != 1 || ad.adopted[0] != specs[0] {
+		t.Fatalf("adopted %v, want %v", ad.adopted, specs)
+	}
+	if n := len(w.attempts("c/seed=1")); n != 1 {
+		t.Errorf("c/seed=1 ran %d attempts, want the adopted one only", n)
+	}
+	if !strings.Contains(logb.String(), "c/seed=1: adopted attempt 1, which a job of an earlier coordinator was running") {
+		t.Errorf("the log does not tell of the adoption:\n%s", logb.String())
+	}
+	local := filepath.Join(h.dir, "local")
+	h.dispatch, h.log = nil, nil
+	if _, err := h.run(context.Background(), "", 2, local); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := outputIDs(t, local), outputIDs(t, remote); fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("outputs differ:\n%v\n%v", a, b)
+	}
 }

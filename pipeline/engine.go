@@ -558,7 +558,7 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 	}
 	r.prog.event("start", t.Path, nil) // only tasks that execute: cached ones are summed up
 	if r.e.Dispatcher != nil {
-		return r.dispatch(t, act, deps)
+		return r.dispatch(t, act, lines, deps)
 	}
 	return r.attempt(t, act, lines, deps)
 }

@@ -18,4 +18,10 @@ var (
 	// not in the canonical form the engine writes; the output is then
 	// treated as missing and recomputed.
 	ErrBadManifest = errors.New("pipeline: malformed output manifest")
+	// ErrRefused is returned (wrapped, naming the node and the transcript
+	// lines that differ) by Work when the worker's action ID for its task
+	// differs from the coordinator's: another binary, dag file, profile or
+	// native library (e.g. a node with another OpenBLAS) would compute
+	// other bits than the coordinator's identity promises.
+	ErrRefused = errors.New("worker refused the task")
 )

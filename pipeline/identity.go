@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/hex"
 	"fmt"
+	"os"
 	"reflect"
 	"runtime"
 	"slices"
@@ -33,6 +34,30 @@ type CodeIdentity interface {
 type Platform struct {
 	GoVersion, GOARCH string
 }
+
+// HostInfo names a machine in messages: its host name and its CPU model
+// (never part of an identity: what a CPU changes in a result is named by
+// the native libraries' versions, e.g. OpenBLAS's kernel core).
+type HostInfo struct {
+	Name, CPU string
+}
+
+// Host describes this machine.
+func Host() HostInfo {
+	h := HostInfo{CPU: runtime.GOARCH}
+	h.Name, _ = os.Hostname()
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				h.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return h
+}
+
+func (h HostInfo) String() string { return fmt.Sprintf("%s (%s)", h.Name, h.CPU) }
 
 // HostPlatform describes the running binary.
 func HostPlatform() Platform { return Platform{GoVersion: runtime.Version(), GOARCH: runtime.GOARCH} }

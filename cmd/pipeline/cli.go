@@ -40,7 +40,8 @@ var commands = []command{
 	{name: "run", args: "[TARGET...]", summary: "execute the DAG, or only the named stages/tasks and what they need (only what changed)",
 		detail: "TARGETs are stage names, task paths or /-bounded prefixes of them. Identities do not depend\non the targets, so a later full run finds their work cached.",
 		flags: []string{"dag", "profile", "jobs", "store", "figures", "json", "force", "dry-run", "checkpoint-interval", "snapshot-interval",
-			"executor", "slurm-partition", "slurm-account", "slurm-time", "slurm-cpus", "slurm-mem", "slurm-max-jobs", "slurm-args", "slurm-log-dir"},
+			"executor", "slurm-partition", "slurm-account", "slurm-time", "slurm-cpus", "slurm-mem", "slurm-max-jobs", "slurm-args", "slurm-log-dir",
+			"slurm-idle", "slurm-outage", "slurm-stall"},
 		run: cmdRun},
 	{name: "status", summary: "the last recorded state of every task (--times: task time per stage)",
 		flags: append(slices.Clone(inspect), "times"), check: noArgs, run: run1(cmdStatus)},
@@ -68,10 +69,12 @@ var commands = []command{
 		detail: "Runs the report task alone: every figure it needs must be recorded for the profile (nothing upstream runs).\n" +
 			"Prints each claim's verdict; --json prints claims.json (every claim's statistic, 95% interval and verdict).",
 		flags: []string{"dag", "profile", "store", "figures", "json"}, check: noArgs, run: cmdReport},
-	{name: "worker", args: "SPEC", summary: "run one task attempt from its spec file (what an executor's jobs run)",
+	{name: "worker", args: "SPEC | --runner DIR", summary: "run one task attempt from its spec file, or serve a run's queue as a runner (what Slurm jobs run)",
 		detail: "The coordinator (run --executor slurm) writes the spec beside the attempt's event file; the worker runs\n" +
-			"the task against the store the spec names and records its events in that file, never in the event log.",
-		flags: []string{"jobs"}, check: oneSpec, run: cmdWorker},
+			"the task against the store the spec names and records its events in that file, never in the event log.\n" +
+			"With --runner (a job the coordinator submitted) it takes attempts from the build directory's queue, one\n" +
+			"after another, until none comes for --idle.",
+		flags: []string{"jobs", "dag", "runner", "idle"}, check: workerArgs, run: cmdWorker},
 	{name: "export", args: "TARGET...", summary: "write the recorded results of targets and everything upstream to one checksummed file (--to)",
 		detail: "The bundle holds every output and the events that audit, replay and verify need, tuning trials included.\n" +
 			"Every task of the closure must be recorded (run it first). --json prints what was written.",
@@ -145,6 +148,11 @@ var flagDefs = map[string]flagDef{
 	"slurm-max-jobs":      {"100", "the most jobs in flight"},
 	"slurm-args":          {"", "more sbatch arguments, separated by spaces (e.g. \"--qos=long --constraint=avx2\")"},
 	"slurm-log-dir":       {"", "directory of the jobs' logs (default: STORE/slurm/logs; on the shared file system)"},
+	"slurm-idle":          {20 * time.Second, "a runner job exits after this long without an attempt to run"},
+	"slurm-outage":        {10 * time.Minute, "how long the controller may not answer before attempts without a sign of life fail (and sbatch stops being retried)"},
+	"slurm-stall":         {2 * time.Hour, "stop the run if nothing progresses for this long (no job starts, no attempt is taken, ends or writes)"},
+	"runner":              {"", "serve this build directory's queue (a runner job)"},
+	"idle":                {20 * time.Second, "a runner exits after this long without an attempt"},
 }
 
 // flagSet returns the flags of cmd, help text included.
@@ -401,7 +409,13 @@ func oneFile(c *Config) []string {
 	return nil
 }
 
-func oneSpec(c *Config) []string {
+func workerArgs(c *Config) []string {
+	if c.Runner != "" {
+		if len(c.Args) != 0 {
+			return []string{fmt.Sprintf("pipeline %s --runner: takes no SPEC argument, got %d", c.Command, len(c.Args))}
+		}
+		return nil
+	}
 	if len(c.Args) != 1 {
 		return []string{fmt.Sprintf("pipeline %s: takes exactly one SPEC argument, got %d", c.Command, len(c.Args))}
 	}

@@ -140,6 +140,11 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// slurmAttempts is how many attempts a run through Slurm keeps in flight:
+// twice its runner jobs, so that a runner finds the next attempt queued
+// when it finishes one.
+func slurmAttempts(c *Config) int { return 2 * c.Slurm.MaxJobs }
+
 func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, error) {
 	// A dry run writes nothing: on a store with a log it reads as status
 	// does (a running run's snapshot, if one holds the log).
@@ -156,14 +161,14 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 	eng.Opt.Terminal = isTerminal(stderr)
 	eng.Opt.Args = append([]string{"run"}, os.Args[min(len(os.Args), 2):]...)
 	if c.Executor == "slurm" {
-		eng.Opt.Jobs = c.Slurm.MaxJobs
+		eng.Opt.Jobs = slurmAttempts(c)
 	}
 	if err := printRunHeader(c, eng, stderr); err != nil {
 		fmt.Fprintf(stderr, "note: no estimate: %v\n", err)
 	}
 	if c.Executor == "slurm" {
 		var logMu sync.Mutex
-		d, err := openSlurm(ctx, c, func(format string, args ...any) {
+		d, err := openSlurm(ctx, c, eng.Plan.File, func(format string, args ...any) {
 			logMu.Lock()
 			defer logMu.Unlock()
 			fmt.Fprintf(stderr, "slurm: "+format+"\n", args...)
@@ -171,8 +176,13 @@ func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, erro
 		if err != nil {
 			return exitFailed, err
 		}
-		defer d.Close()
-		eng.Dispatcher, eng.Opt.Jobs, eng.Opt.Terminal = d, c.Slurm.MaxJobs, false
+		fmt.Fprintf(stderr, "slurm: runner jobs are named %s (squeue --user %s --name %s); at most %d at once\n", d.Name(), d.User(), d.Name(), c.Slurm.MaxJobs)
+		defer func() {
+			if err := d.Close(); err != nil {
+				fmt.Fprintf(stderr, "%v\n", err)
+			}
+		}()
+		eng.Dispatcher, eng.Opt.Terminal = d, false
 	}
 	res, err := eng.Run(ctx)
 	if res != nil && c.JSON {

@@ -86,6 +86,9 @@ type Config struct {
 	// run: where tasks execute
 	Executor string
 	Slurm    SlurmConfig
+	// worker --runner
+	Runner string
+	Idle   time.Duration
 }
 
 // SlurmConfig is the --slurm-* settings of run --executor slurm.
@@ -93,6 +96,7 @@ type SlurmConfig struct {
 	Partition, Account, Time, Mem, LogDir string
 	CPUs, MaxJobs                         int
 	Args                                  []string
+	Idle, Outage, Stall                   time.Duration
 }
 
 // usageError is a bad command line (exit 2).
@@ -200,7 +204,9 @@ func decodeFlags(c *Config, fs *pflag.FlagSet, v *viper.Viper) []string {
 	if c.JSON && c.JSONL {
 		problems = append(problems, fmt.Sprintf("pipeline %s: give at most one of --json and --jsonl", c.Command))
 	}
-	for name, dst := range map[string]*time.Duration{"checkpoint-interval": &c.CheckpointInterval, "snapshot-interval": &c.SnapshotInterval} {
+	c.Runner = str("runner")
+	for name, dst := range map[string]*time.Duration{"checkpoint-interval": &c.CheckpointInterval, "snapshot-interval": &c.SnapshotInterval,
+		"idle": &c.Idle, "slurm-idle": &c.Slurm.Idle, "slurm-outage": &c.Slurm.Outage, "slurm-stall": &c.Slurm.Stall} {
 		if !has(name) {
 			continue
 		}

@@ -88,7 +88,7 @@ func TestSlurmSmokeMatchesLocal(t *testing.T) {
 	if len(a) == 0 || !mapsEqual(a, b) {
 		t.Fatalf("task outputs differ between local and slurm runs")
 	}
-	if !strings.Contains(stderr, "slurm: submitted job") {
+	if !strings.Contains(stderr, "slurm: submitted runner job") {
 		t.Errorf("the Slurm run's log names no submitted job:\n%s", stderr)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "slurm", "slurm", "batch-*")); len(left) > 0 {

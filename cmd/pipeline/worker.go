@@ -14,48 +14,109 @@ import (
 	"zorepro/stages"
 )
 
-// cmdWorker runs one attempt from its spec file: what a Slurm job runs.
-// The task's events go to the attempt file the spec names; its log lines
-// to stderr (the job's log).
+// cmdWorker runs one attempt from its spec file or, with --runner, serves
+// a run's queue: what a Slurm job runs. The tasks' events go to the
+// attempt files the specs name; log lines to stderr (the job's log).
 func cmdWorker(ctx context.Context, c *Config, _, stderr io.Writer) (int, error) {
-	spec, err := pipeline.ReadSpec(c.Args[0])
-	if err != nil {
-		return exitInvalid, err
+	if c.Runner != "" {
+		return serveRunner(ctx, c, stderr)
 	}
-	if err := os.Chdir(spec.Dir); err != nil {
-		return exitFailed, fmt.Errorf("worker: the coordinator's directory: %w", err)
-	}
-	plan, err := dag.LoadProfile(spec.DAG, spec.Profile, stages.Kinds())
-	if err != nil {
-		return exitInvalid, err
-	}
-	code, err := codeIdentity()
-	if err != nil {
-		return exitFailed, err
-	}
-	st, err := store.OpenWith(spec.Store, storeOptions)
-	if err != nil {
-		return exitFailed, err
-	}
-	eng := &pipeline.Engine{Plan: plan, Store: st, Code: code, Platform: pipeline.HostPlatform(),
-		Opt: pipeline.Options{Jobs: c.Jobs, CheckpointInterval: spec.CheckpointInterval, Log: stderr, Profile: spec.Profile}}
-	fmt.Fprintf(stderr, "worker: %s, attempt %s\n", spec.Task, spec.Attempt)
-	err = eng.Work(ctx, spec)
+	w := &specWorker{jobs: c.Jobs, log: stderr}
+	err := w.Work(ctx, c.Args[0])
 	switch {
 	case errors.Is(err, pipeline.ErrInterrupted):
 		return exitInterrupted, errors.New("interrupted: the task's latest checkpoint is in its attempt file")
+	case errors.Is(err, errBadSpec):
+		return exitInvalid, err
 	case err != nil:
 		return exitFailed, err
 	}
-	fmt.Fprintf(stderr, "worker: %s finished\n", spec.Task)
 	return exitOK, nil
 }
 
+// serveRunner is worker --runner: it takes attempts from the build
+// directory's queue until none comes for --idle. The plan is loaded from
+// the dag file the coordinator copied into the store (--dag), whatever
+// path the specs name.
+func serveRunner(ctx context.Context, c *Config, stderr io.Writer) (int, error) {
+	id, err := slurm.RunnerID()
+	if err != nil {
+		return exitInvalid, err
+	}
+	w := &specWorker{jobs: c.Jobs, log: stderr, dag: c.DAG}
+	err = slurm.Serve(ctx, slurm.RunnerConfig{Build: c.Runner, ID: id, Idle: c.Idle, Log: stderr}, w)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted, errors.New("runner interrupted: the attempt in hand recorded its latest checkpoint")
+	case err != nil:
+		return exitFailed, err
+	}
+	return exitOK, nil
+}
+
+// errBadSpec marks a spec file that cannot be read.
+var errBadSpec = errors.New("worker spec")
+
+// specWorker runs attempts from their spec files in this process (one at
+// a time), keeping the plan, the code identity and the store between them.
+type specWorker struct {
+	jobs int
+	log  io.Writer
+	dag  string // the dag file to plan from ("": the spec's)
+
+	planKey string
+	plan    *dag.Plan
+	code    pipeline.CodeIdentity
+	store   *store.Store
+}
+
+var _ slurm.Worker = (*specWorker)(nil)
+
+// Work runs the attempt the spec file at path describes.
+func (w *specWorker) Work(ctx context.Context, path string) error {
+	spec, err := pipeline.ReadSpec(path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errBadSpec, err)
+	}
+	if err := os.Chdir(spec.Dir); err != nil {
+		return fmt.Errorf("worker: the coordinator's directory: %w", err)
+	}
+	dagFile := spec.DAG
+	if w.dag != "" {
+		dagFile = w.dag
+	}
+	if key := dagFile + "\x00" + spec.Profile; key != w.planKey {
+		plan, err := dag.LoadProfile(dagFile, spec.Profile, stages.Kinds())
+		if err != nil {
+			return err
+		}
+		w.plan, w.planKey = plan, key
+	}
+	if w.code == nil {
+		if w.code, err = codeIdentity(); err != nil {
+			return err
+		}
+	}
+	if w.store == nil || w.store.Root() != spec.Store {
+		if w.store, err = store.OpenWith(spec.Store, storeOptions); err != nil {
+			return err
+		}
+	}
+	eng := &pipeline.Engine{Plan: w.plan, Store: w.store, Code: w.code, Platform: pipeline.HostPlatform(),
+		Opt: pipeline.Options{Jobs: w.jobs, CheckpointInterval: spec.CheckpointInterval, Log: w.log, Profile: spec.Profile}}
+	fmt.Fprintf(w.log, "worker: %s, attempt %s\n", spec.Task, spec.Attempt)
+	if err := eng.Work(ctx, spec); err != nil {
+		return err
+	}
+	fmt.Fprintf(w.log, "worker: %s finished\n", spec.Task)
+	return nil
+}
+
 // openSlurm opens the Slurm dispatcher of a run --executor slurm.
-func openSlurm(ctx context.Context, c *Config, log func(string, ...any)) (*slurm.Dispatcher, error) {
+func openSlurm(ctx context.Context, c *Config, dagFile string, log func(string, ...any)) (*slurm.Dispatcher, error) {
 	s := c.Slurm
 	return slurm.Open(ctx, slurm.Config{
-		Store: c.Store, Partition: s.Partition, Account: s.Account, Time: s.Time, CPUs: s.CPUs, Mem: s.Mem,
-		Args: s.Args, LogDir: s.LogDir, Log: log,
+		DAG: dagFile, Store: c.Store, Partition: s.Partition, Account: s.Account, Time: s.Time, CPUs: s.CPUs, Mem: s.Mem,
+		Args: s.Args, LogDir: s.LogDir, MaxJobs: s.MaxJobs, Idle: s.Idle, LostAfter: s.Outage, StallAfter: s.Stall, Log: log,
 	})
 }
