@@ -195,7 +195,11 @@ func (r *runner) dispatch(t *dag.Task, act ActionID, lines []string, deps map[st
 		if how.State == Refused {
 			os.Remove(specPath)
 			os.Remove(dir) // once empty
-			return fail(fmt.Errorf("%w: %s%s", ErrRefused, how.Detail, logNote(how.Log)))
+			why, ok := strings.CutPrefix(how.Detail, ErrRefused.Error())
+			if !ok {
+				why = ": " + how.Detail
+			}
+			return fail(fmt.Errorf("%w%s%s", ErrRefused, why, logNote(how.Log)))
 		}
 		before := last
 		o, end := r.merge(t, act, dir, n, how, &last)

@@ -184,14 +184,14 @@ type slurmResumeRun struct {
 	jobs                 []string
 }
 
-func startSlurmResumeRun(t *testing.T) *slurmResumeRun {
+func startSlurmResumeRun(t *testing.T, more ...string) *slurmResumeRun {
 	t.Helper()
 	slurmCluster(t)
 	r := &slurmResumeRun{bin: binary(t), dir: t.TempDir()}
 	r.dag, _ = filepath.Abs("testdata/resume.yaml")
 	r.ref, _ = pipelineRun(t, r.bin, r.dir, "--dag", r.dag, "--store", "ref", "--figures", "ref-fig", "--jobs", "2")
 	r.store = filepath.Join(r.dir, "slurm")
-	r.cmd = exec.Command(r.bin, "run", "--json", "--executor", "slurm", "--dag", r.dag, "--store", r.store, "--figures", filepath.Join(r.dir, "fig"), "--checkpoint-interval", "20ms")
+	r.cmd = exec.Command(r.bin, append([]string{"run", "--json", "--executor", "slurm", "--dag", r.dag, "--store", r.store, "--figures", filepath.Join(r.dir, "fig"), "--checkpoint-interval", "20ms"}, more...)...)
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -239,16 +239,23 @@ func TestSlurmScancelledJobResumes(t *testing.T) {
 }
 
 // A coordinator killed with SIGKILL leaves its jobs running; the next run
-// cancels them, resumes their tasks from their checkpoints, records every
-// task once and ends with the bytes of a local run.
+// adopts them: it waits for the attempts they hold instead of rerunning
+// their tasks, records every task once and ends with the bytes of a local
+// run.
 func TestSlurmCoordinatorKilledThenRerun(t *testing.T) {
 	r := startSlurmResumeRun(t)
 	r.cmd.Process.Signal(syscall.SIGKILL)
 	r.cmd.Wait()
-	if len(jobsOf(t, "RUNNING,PENDING")) == 0 {
-		t.Log("the jobs ended with the coordinator; the rerun has nothing to cancel")
+	if len(jobsOf(t, "RUNNING")) == 0 {
+		t.Fatal("the runners ended with the coordinator")
 	}
-	r.rerun(t)
+	stderr := r.rerun(t)
+	if !strings.Contains(stderr, "adopting ") || !strings.Contains(stderr, "adopted attempt 1, which a job of an earlier coordinator was running") {
+		t.Errorf("the rerun adopted nothing:\n%s", stderr)
+	}
+	if resumed(t, r.bin, r.store) {
+		t.Errorf("a train task resumed from a checkpoint instead of its attempt being adopted")
+	}
 	for task := range lastOutputs(t, r.store) {
 		if n := doneEvents(t, r.store, task); n != 1 {
 			t.Errorf("%s recorded done %d times", task, n)

@@ -220,7 +220,9 @@ func (d *Dispatcher) pollJobs() {
 }
 
 // outage handles a failed squeue: the attempts without a sign of life
-// since the outage began, for longer than LostAfter, are lost (d.mu held).
+// since the outage began, for longer than LostAfter, are lost: a claimed
+// one by its own signs (its file grows, its marker), a queued one by the
+// run's (runners that work will take it) (d.mu held).
 func (d *Dispatcher) outage(err error, now time.Time) []*attempt {
 	if d.failing.IsZero() {
 		d.failing = now
@@ -229,13 +231,18 @@ func (d *Dispatcher) outage(err error, now time.Time) []*attempt {
 	var lost []*attempt
 	for _, at := range d.live {
 		since := at.sign
+		if at.runner == "" && since.Before(d.progress) {
+			since = d.progress // queued: it waits for runners that work
+		}
 		if since.Before(d.failing) {
 			since = d.failing
 		}
 		if now.Sub(since) > d.cfg.LostAfter {
 			lost = append(lost, at)
-			d.finish(at, pipeline.Ended{}, fmt.Errorf("%w: squeue has failed for %s (--slurm-outage %s) and attempt %s showed no sign of life since %s; its runner, if it still runs, is asked to stop it: %w",
-				ErrLost, now.Sub(d.failing).Round(time.Second), d.cfg.LostAfter, at.a.Name, since.Format(time.TimeOnly), err))
+			e := fmt.Errorf("%w: squeue has failed for %s (--slurm-outage %s) and attempt %s showed no sign of life since %s; its runner, if it still runs, is asked to stop it: %w",
+				ErrLost, now.Sub(d.failing).Round(time.Second), d.cfg.LostAfter, at.a.Name, since.Format(time.TimeOnly), err)
+			d.cfg.Log("%s: %s", at.a.Task, strings.TrimPrefix(e.Error(), "slurm: "))
+			d.finish(at, pipeline.Ended{}, e)
 		}
 	}
 	return lost
@@ -427,7 +434,7 @@ func (d *Dispatcher) judge(now time.Time) (cancel []string, stuck []*attempt) {
 		return cancel, nil
 	}
 	d.halt = why
-	d.cfg.Log("%v", why)
+	d.cfg.Log("%s", strings.TrimPrefix(why.Error(), "slurm: "))
 	for _, at := range d.live {
 		stuck = append(stuck, at)
 		d.finish(at, pipeline.Ended{}, why)
