@@ -22,6 +22,7 @@ import (
 	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/provenance"
+	"zorepro/pipeline/slurm"
 	"zorepro/pipeline/store"
 	"zorepro/pipeline/task"
 	"zorepro/stages/tune"
@@ -140,6 +141,50 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// executor is where a run's tasks would execute, for its prediction: how
+// many at once (slots) and at what cost beyond their own time.
+type executor struct {
+	name     string
+	slots    int
+	overhead provenance.Overhead
+	note     string // how slots and overhead were found
+}
+
+// Assumed costs of Slurm before a store has measured its own: a runner's
+// hand-over of an attempt and a runner job's wait in an idle cluster's
+// queue.
+const (
+	assumedSlurmPerTask = 300 * time.Millisecond
+	assumedSlurmStart   = 2 * time.Second
+)
+
+// executorOf describes c's executor. Through Slurm the slots are
+// --slurm-max-jobs, or fewer if the partition has fewer CPUs (when sinfo
+// answers), and the overhead is the one measured in the store by earlier
+// runs through Slurm (slurm/overhead.json), else an assumption, said so.
+func executorOf(c *Config) executor {
+	if c.Executor != "slurm" {
+		return executor{name: "local", slots: c.Jobs}
+	}
+	ex := executor{name: "slurm", slots: c.Slurm.MaxJobs}
+	limit := fmt.Sprintf("at most %d runner jobs (--slurm-max-jobs)", ex.slots)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if cpus, err := slurm.PartitionCPUs(ctx, c.Slurm.Partition); err == nil && cpus/max(c.Slurm.CPUs, 1) < ex.slots {
+		ex.slots = max(cpus/max(c.Slurm.CPUs, 1), 1)
+		limit = fmt.Sprintf("%d runner jobs at once: the partition's %d CPUs over --slurm-cpus %d", ex.slots, cpus, max(c.Slurm.CPUs, 1))
+	}
+	per, start, n, ok := slurm.Overhead(c.Store)
+	if ok {
+		ex.overhead = provenance.Overhead{PerTask: per, Start: start}
+		ex.note = fmt.Sprintf("%s, ~%s per task and ~%s for the first runners to start, as measured over %d attempts in this store", limit, per.Round(time.Millisecond), start.Round(100*time.Millisecond), n)
+	} else {
+		ex.overhead = provenance.Overhead{PerTask: assumedSlurmPerTask, Start: assumedSlurmStart}
+		ex.note = fmt.Sprintf("%s, an assumed %s per task and %s for the first runners to start: no run through Slurm is recorded in this store yet", limit, assumedSlurmPerTask, assumedSlurmStart)
+	}
+	return ex
+}
+
 // slurmAttempts is how many attempts a run through Slurm keeps in flight:
 // twice its runner jobs, so that a runner finds the next attempt queued
 // when it finishes one.
@@ -226,11 +271,12 @@ func dryRun(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	if err != nil {
 		return exitFailed, err
 	}
+	ex := executorOf(c)
 	workers := []int{2, 64, 512}
-	if !slices.Contains(workers, c.Jobs) {
-		workers = append([]int{c.Jobs}, workers...)
+	if !slices.Contains(workers, ex.slots) {
+		workers = append([]int{ex.slots}, workers...)
 	}
-	sched, err := rec.Schedule(xs, workers...)
+	sched, err := rec.ScheduleWith(xs, ex.overhead, workers...)
 	if err != nil {
 		return exitFailed, err
 	}
@@ -249,7 +295,7 @@ func dryRun(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 			fmt.Fprintf(stdout, "%-6s %s  (%s)\n", "note", t.Path, l)
 		}
 	}
-	fmt.Fprintf(stdout, "%d of %d tasks would run\n\nestimate per stage (samples are upper bounds from the budgets; task time is one worker's, wall spreads it over %d workers):\n", runs, len(xs), c.Jobs)
+	fmt.Fprintf(stdout, "%d of %d tasks would run\n\nestimate per stage (samples are upper bounds from the budgets; task time is one worker's, wall spreads it over %d workers):\n", runs, len(xs), ex.slots)
 	var total time.Duration
 	for _, se := range est {
 		if se.Tasks == 0 {
@@ -275,7 +321,7 @@ func dryRun(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	if total > 0 {
 		fmt.Fprintf(stdout, "  estimated wall time of the tasks with a known rate: ~%s\n", total)
 	}
-	printSchedule(stdout, sched)
+	printSchedule(stdout, sched, ex)
 	return exitOK, nil
 }
 
@@ -305,11 +351,12 @@ func printRunHeader(c *Config, eng *pipeline.Engine, w io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(w, "%s: %d tasks, %d to run\n", profile, len(xs), toRun)
+	ex := executorOf(c)
 	workers := []int{2}
-	if eng.Opt.Jobs != 2 {
-		workers = append(workers, eng.Opt.Jobs)
+	if ex.slots != 2 {
+		workers = append(workers, ex.slots)
 	}
-	sched, err := rec.Schedule(xs, workers...)
+	sched, err := rec.ScheduleWith(xs, ex.overhead, workers...)
 	if err != nil {
 		return err
 	}
@@ -321,13 +368,16 @@ func printRunHeader(c *Config, eng *pipeline.Engine, w io.Writer) error {
 	if sched.Unknown > 0 {
 		note = fmt.Sprintf(", %d tasks without an estimate counted as none", sched.Unknown)
 	}
+	if ex.name == "slurm" {
+		note += "; " + ex.note
+	}
 	fmt.Fprintf(w, "predicted: %s (run --dry-run for the estimate per stage%s)\n", strings.Join(walls, ", "), note)
 	fmt.Fprintln(w, "Ctrl-C stops the run with its progress saved; the same command resumes it.")
 	return nil
 }
 
 // printSchedule prints the critical path and the predicted wall times.
-func printSchedule(w io.Writer, s *provenance.Schedule) {
+func printSchedule(w io.Writer, s *provenance.Schedule, ex executor) {
 	if s.Tasks == 0 {
 		return
 	}
@@ -339,7 +389,11 @@ func printSchedule(w io.Writer, s *provenance.Schedule) {
 	if s.Unknown > 0 {
 		fmt.Fprintf(w, " (%d with no recorded time, counted as none)", s.Unknown)
 	}
-	fmt.Fprintln(w, "; predicted wall time, scheduled as the engine does, without an executor's overhead per task:")
+	if ex.name == "slurm" {
+		fmt.Fprintf(w, "; predicted wall time, scheduled as the engine does, through Slurm (%s):\n", ex.note)
+	} else {
+		fmt.Fprintln(w, "; predicted wall time, scheduled as the engine does, without an executor's overhead per task:")
+	}
 	for _, ww := range s.Walls {
 		fmt.Fprintf(w, "  %4d workers  ~%s\n", ww.Workers, ww.Wall)
 	}

@@ -40,7 +40,7 @@ func TestBadFlags(t *testing.T) {
 		{"unknown profile from env", []string{"dag", "--dag", good}, map[string]string{"PIPELINE_PROFILE": "nope"}, `unknown profile "nope"`},
 		{"missing dag file", []string{"run", "--dag", filepath.Join(dir, "missing.yaml"), "--store", filepath.Join(dir, "s")}, nil, "missing.yaml: cannot read"},
 		{"audit without figure", []string{"audit"}, nil, "pipeline audit: takes exactly one FIGURE argument"},
-		{"verify without all or sample", []string{"verify"}, nil, "pipeline verify: give TARGETs, --all or --sample N"},
+		{"verify without all or sample", []string{"verify"}, nil, "pipeline verify: give TARGETs, --all, --sample N or --against DIR"},
 		{"verify with both", []string{"verify", "--all", "--sample", "3"}, nil, "give --all or --sample N, not both"},
 		{"verify negative sample", []string{"verify", "--sample", "-2"}, nil, "--sample (or PIPELINE_SAMPLE): must be >= 1, got -2"},
 		{"replay negative until", []string{"replay", "train/x", "--until", "-1"}, nil, "--until (or PIPELINE_UNTIL): must be >= 0, got -1"},

@@ -22,6 +22,17 @@ type Schedule struct {
 	// Path is the critical path's tasks that would run, upstream first.
 	Path  []string      `json:"critical_path_tasks"`
 	Walls []WorkersWall `json:"walls"`
+	// Overhead is the executor's cost the walls include (zero: none).
+	Overhead Overhead `json:"executor_overhead"`
+}
+
+// Overhead is an executor's cost beyond the tasks' own time: PerTask is
+// added to every task that would run (e.g. a Slurm runner's hand-over of
+// an attempt), Start to every wall once (the first jobs' wait in the
+// queue).
+type Overhead struct {
+	PerTask time.Duration `json:"per_task"`
+	Start   time.Duration `json:"start"`
 }
 
 // WorkersWall is the predicted wall time with Workers workers.
@@ -33,13 +44,18 @@ type WorkersWall struct {
 // Schedule predicts the critical path and the wall time at each of the
 // given worker counts for the tasks Explain says would run.
 func (r *Record) Schedule(xs []Explained, workers ...int) (*Schedule, error) {
+	return r.ScheduleWith(xs, Overhead{}, workers...)
+}
+
+// ScheduleWith is Schedule with an executor's overhead.
+func (r *Record) ScheduleWith(xs []Explained, o Overhead, workers ...int) (*Schedule, error) {
 	tt, err := r.taskTimes(xs)
 	if err != nil {
 		return nil, err
 	}
 	tasks := r.eng.Plan.Tasks
 	dur := make([]float64, len(tasks))
-	s := &Schedule{}
+	s := &Schedule{Overhead: o}
 	var total float64
 	for i, x := range tt {
 		if !x.run {
@@ -49,7 +65,7 @@ func (r *Record) Schedule(xs []Explained, workers ...int) (*Schedule, error) {
 		if x.source == "" {
 			s.Unknown++
 		}
-		dur[i] = x.secs
+		dur[i] = x.secs + o.PerTask.Seconds()
 		total += x.secs
 	}
 	s.TaskTime = seconds(total)
@@ -61,7 +77,7 @@ func (r *Record) Schedule(xs []Explained, workers ...int) (*Schedule, error) {
 		}
 	}
 	for _, w := range workers {
-		s.Walls = append(s.Walls, WorkersWall{Workers: w, Wall: seconds(listSchedule(tasks, dur, w))})
+		s.Walls = append(s.Walls, WorkersWall{Workers: w, Wall: seconds(listSchedule(tasks, dur, w) + o.Start.Seconds())})
 	}
 	return s, nil
 }

@@ -451,7 +451,7 @@ func (d *Dispatcher) Close() error {
 	d.end()
 	d.done.Wait()
 	d.stats.save(filepath.Join(d.root, "overhead.json"))
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	left := d.cancelAll(ctx)
 	if len(left) > 0 {

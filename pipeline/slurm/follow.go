@@ -55,7 +55,15 @@ func (d *Dispatcher) readMarkers() {
 			if err != nil {
 				d.finish(at, pipeline.Ended{State: stateFailed, Detail: err.Error()}, nil)
 			} else {
-				d.stats.attempt(seen.Sub(at.queued), time.Duration(m.Ended-m.Began))
+				// The hand-over: the runner's claim, from when both the
+				// ticket and the runner were there (not the wait for a
+				// busy runner), and the marker's detection.
+				began, ended, free := time.Unix(0, m.Began), time.Unix(0, m.Ended), time.Unix(0, m.Free)
+				ready := at.queued
+				if free.After(ready) {
+					ready = free
+				}
+				d.stats.attempt(max(began.Sub(ready), 0)+max(seen.Sub(ended), 0), ended.Sub(began))
 				d.finish(at, pipeline.Ended{State: m.State, Detail: m.Detail, Log: d.logOf(m.Runner)}, nil)
 			}
 			d.progress = seen

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -121,4 +122,29 @@ func summary(rs []*runnerState, now time.Time) (text, key string) {
 		return "none", "none"
 	}
 	return strings.Join(parts, "; "), strings.Join(keys, "; ")
+}
+
+// PartitionCPUs is how many CPUs the partition has (its default one if
+// partition is ""), as sinfo reports them: the most runners of cpus CPUs
+// each that can run at once is this over cpus.
+func PartitionCPUs(ctx context.Context, partition string) (int, error) {
+	args := []string{"-h", "-o", "%P %C"}
+	if partition != "" {
+		args = append(args, "-p", partition)
+	}
+	out, err := run(ctx, "sinfo", args...)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 || (partition == "" && !strings.HasSuffix(f[0], "*")) {
+			continue
+		}
+		counts := strings.Split(f[1], "/") // allocated/idle/other/total
+		if n, err := strconv.Atoi(counts[len(counts)-1]); err == nil {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("sinfo names no partition %q", partition)
 }

@@ -101,6 +101,10 @@ type marker struct {
 	// attempt (Unix nanoseconds): the executor's overhead is the rest.
 	Began int64 `json:"began"`
 	Ended int64 `json:"ended"`
+	// Free is when the runner became free to take it (its previous
+	// attempt's end, or its start): the claim's own delay is the part of
+	// Began - Free after the ticket was queued.
+	Free int64 `json:"free"`
 }
 
 // Marker states a runner records besides Slurm's own.

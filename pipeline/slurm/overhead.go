@@ -9,9 +9,10 @@ import (
 )
 
 // overhead is what running attempts through runners has cost this store:
-// the time an attempt spends outside its worker (queued, waiting for a
-// runner, the end marker's detection) and the time a runner waits in
-// Slurm's queue before it starts. It is kept in <store>/slurm/overhead.json
+// the time an attempt spends outside its worker when a runner is free
+// (the runner's claim and the end marker's detection; not the wait for a
+// busy runner, which the schedule accounts for) and the time a runner
+// waits in Slurm's queue before it starts. It is kept in <store>/slurm/overhead.json
 // across runs, for the dry run's prediction (Overhead).
 type overhead struct {
 	Attempts   int     `json:"attempts"`
@@ -21,9 +22,9 @@ type overhead struct {
 	StartWaits float64 `json:"start_wait_seconds"` // summed over runner starts
 }
 
-func (o *overhead) attempt(total, work time.Duration) {
+func (o *overhead) attempt(outside, work time.Duration) {
 	o.Attempts++
-	o.Outside += max(total-work, 0).Seconds()
+	o.Outside += outside.Seconds()
 	o.Work += work.Seconds()
 }
 

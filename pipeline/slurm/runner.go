@@ -13,6 +13,10 @@ import (
 	"zorepro/pipeline"
 )
 
+// runnerPollMax is the longest an idle runner waits before it looks at the
+// queue again.
+const runnerPollMax = 250 * time.Millisecond
+
 // Worker runs one attempt from its spec file, recording it in the
 // attempt file the spec names: what a runner does with each attempt it
 // takes (cmd/pipeline's worker, through Engine.Work). Its error is the
@@ -81,11 +85,11 @@ func Serve(ctx context.Context, cfg RunnerConfig, w Worker) error {
 			case <-ctx.Done():
 			case <-time.After(wait):
 			}
-			wait = min(2*wait, 250*time.Millisecond)
+			wait = min(2*wait, runnerPollMax)
 			continue
 		}
 		m := runOne(ctx, b, ticket, spec, w, cfg.Log)
-		m.Runner, m.Node = cfg.ID, node
+		m.Runner, m.Node, m.Free = cfg.ID, node, idleSince.UnixNano()
 		if err := b.writeMarker(ticket, m); err != nil {
 			return fmt.Errorf("runner %s: %w", cfg.ID, err)
 		}
