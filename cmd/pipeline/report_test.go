@@ -97,6 +97,14 @@ func TestReportInChromium(t *testing.T) {
 		if i < 0 || !strings.Contains(dom[i:], "<svg") {
 			t.Errorf("rendered DOM lacks figure %s", f.Name)
 		}
+		// Its provenance: every curve's seeds, and where its
+		// hyperparameters come from.
+		if end := strings.Index(dom[max(i, 0):], "</section>"); i >= 0 && end > 0 {
+			sec := dom[i : i+end]
+			if !strings.Contains(sec, "Hyperparameters: ") || !strings.Contains(sec, " seeds (") {
+				t.Errorf("figure %s: its provenance lacks the seeds or the hyperparameters", f.Name)
+			}
+		}
 	}
 	if n := strings.Count(dom, "<svg"); n < len(doc.Figures) {
 		t.Errorf("rendered DOM has %d svg elements, want at least %d", n, len(doc.Figures))

@@ -70,6 +70,9 @@ func (a *Auditor) Claims(ref string, src *provenance.FigureSource) (*ClaimsRepor
 	}
 	tables := map[string]report.Table{}
 	for _, in := range pp.Inputs() {
+		if in.Slot != "figures" {
+			continue // the tune tasks whose choices the provenance names
+		}
 		fp, err := a.produced(in.Task, in.Output)
 		if err != nil {
 			return nil, err

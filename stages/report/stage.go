@@ -25,7 +25,9 @@ func (Kind) Version() int { return 1 }
 
 // Slots implements task.Kind.
 func (Kind) Slots() []task.Slot {
-	return []task.Slot{{Name: "figures", Required: true, Many: true}}
+	// "tuned": the tune tasks whose choices the figures' provenance names
+	// (optional; params.tuning says which figure took which stage's).
+	return []task.Slot{{Name: "figures", Required: true, Many: true}, {Name: "tuned", Many: true}}
 }
 
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
@@ -46,6 +48,7 @@ func (Kind) Plan(p *task.Params) task.Runner {
 	if p.Has("extensions") {
 		r.extensions = p.Strings("extensions")
 	}
+	r.tuning = decodeTuning(p)
 	return r
 }
 
@@ -185,6 +188,7 @@ type runner struct {
 	claims     []Claim
 	scale      Scale
 	extensions []string
+	tuning     []Tuning
 }
 
 func (r *runner) Components() []any { return nil }
@@ -201,7 +205,9 @@ type Figure struct {
 	// Extension marks a figure this project added to the paper's.
 	Extension bool `json:"extension,omitempty"`
 	// Curves are each curve's seeds and the x range it covers.
-	Curves    []CurveScale `json:"curves"`
+	Curves []CurveScale `json:"curves"`
+	// Hyper says where its hyperparameters come from (Tuning).
+	Hyper     string `json:"hyperparameters,omitempty"`
 	svg       []byte
 	companion []byte // the same numbers on a log y axis, if the plot made one
 	table     Table
@@ -245,9 +251,17 @@ func curveScales(t Table) []CurveScale {
 func (f *Figure) provenance() string {
 	var parts []string
 	for _, c := range f.Curves {
-		parts = append(parts, fmt.Sprintf("%s: %d seeds, x from %s to %s", c.Curve, len(c.Seeds), num(c.XMin), num(c.XMax)))
+		seeds := make([]string, len(c.Seeds))
+		for i, s := range c.Seeds {
+			seeds[i] = fmt.Sprint(s)
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d seeds (%s), x from %s to %s", c.Curve, len(c.Seeds), strings.Join(seeds, ", "), num(c.XMin), num(c.XMax)))
 	}
-	return strings.Join(parts, "; ") + "."
+	out := strings.Join(parts, "; ") + "."
+	if f.Hyper != "" {
+		out += " Hyperparameters: " + f.Hyper + "."
+	}
+	return out
 }
 
 func (r *runner) Run(ctx context.Context, env task.Env) error {
@@ -280,6 +294,15 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 			}
 			f.Extension = slices.Contains(r.extensions, stem)
 			figs = append(figs, f)
+		}
+	}
+	picks, err := readChosen(env)
+	if err != nil {
+		return err
+	}
+	for _, f := range figs {
+		if f.Hyper, err = hyperparameters(f.Name, r.tuning, picks); err != nil {
+			return err
 		}
 	}
 	byName := map[string]*Figure{}

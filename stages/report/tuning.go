@@ -1,0 +1,124 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"zorepro/pipeline/task"
+)
+
+// Tuning says where one figure's hyperparameters come from: the tune stage
+// whose chosen points its curves were trained with, or, where training
+// does not take them, a note saying what it uses instead.
+type Tuning struct {
+	Figure string
+	Stage  string // e.g. "tune/linreg" ("" with a note)
+	Where  string // a coordinate its tasks must have, e.g. "name=swimmer" ("": all)
+	Note   string
+}
+
+// decodeTuning reads the stage's optional "tuning" list, reporting every
+// problem through p as params.tuning[i].field.
+func decodeTuning(p *task.Params) []Tuning {
+	raw, ok := p.Raw("tuning")
+	if !ok {
+		return nil
+	}
+	list, isList := raw.([]any)
+	if !isList {
+		p.Errorf("tuning", "must be a list of {figure, stage} or {figure, note}")
+		return nil
+	}
+	var out []Tuning
+	for i, x := range list {
+		field := fmt.Sprintf("tuning[%d]", i)
+		m, isMap := x.(map[string]any)
+		if !isMap {
+			p.Errorf(field, "must be a mapping (figure, and stage or note)")
+			continue
+		}
+		tp := task.NewParams(p.File(), p.Stage(), m)
+		t := Tuning{Figure: tp.String("figure", task.Required()), Stage: tp.String("stage", task.Default("")),
+			Where: tp.String("where", task.Default("")), Note: tp.String("note", task.Default(""))}
+		if (t.Stage == "") == (t.Note == "") {
+			p.Errorf(field, "give exactly one of stage and note")
+		}
+		for _, e := range tp.Problems() {
+			p.Errorf(field, "%v", e)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// chosen is one tune task's choice, as its chosen.json records it.
+type chosen struct {
+	Task        string
+	Params      map[string]any `json:"params"`
+	Score       float64        `json:"score"`
+	Carried     map[string]any `json:"carried"`
+	CarriedFrom string         `json:"carried_from"`
+}
+
+// readChosen reads the choice of every tune task bound to the "tuned"
+// slot, in input order.
+func readChosen(env task.Env) ([]chosen, error) {
+	var out []chosen
+	for _, in := range env.Inputs("tuned") {
+		data, err := in.Read("chosen.json")
+		if err != nil {
+			return nil, err
+		}
+		c := chosen{Task: in.Task()}
+		if err := json.Unmarshal(data, &c); err != nil {
+			return nil, fmt.Errorf("%s chosen.json: %w", in.Task(), err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// hyperparameters describes where a figure's hyperparameters come from:
+// each tune task of its stage with its chosen point and score, or the
+// note ("" if the report's parameters say nothing of the figure).
+func hyperparameters(fig string, tunings []Tuning, all []chosen) (string, error) {
+	var parts []string
+	for _, t := range tunings {
+		if t.Figure != fig {
+			continue
+		}
+		if t.Note != "" {
+			parts = append(parts, t.Note)
+			continue
+		}
+		var points []string
+		for _, c := range all {
+			rest, ok := strings.CutPrefix(c.Task, t.Stage+"/")
+			if !ok && c.Task != t.Stage || t.Where != "" && !slices.Contains(strings.Split(rest, "/"), t.Where) {
+				continue
+			}
+			p := fmt.Sprintf("%s: %s (score %s", rest, keyValues(c.Params), num(c.Score))
+			if len(c.Carried) > 0 {
+				p += fmt.Sprintf("; %s carried from %s", keyValues(c.Carried), c.CarriedFrom)
+			}
+			points = append(points, p+")")
+		}
+		if len(points) == 0 {
+			return "", fmt.Errorf("tuning of %s: no task of %s is bound to the report's \"tuned\" slot", fig, t.Stage)
+		}
+		parts = append(parts, fmt.Sprintf("tuned by %s, %s", t.Stage, strings.Join(points, "; ")))
+	}
+	return strings.Join(parts, "; "), nil
+}
+
+// keyValues writes a JSON object's entries as "k=v, ..." in key order.
+func keyValues(m map[string]any) string {
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		kv = append(kv, k+"="+text(m[k]))
+	}
+	return strings.Join(kv, ", ")
+}
