@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,29 +20,10 @@ import (
 // a flaky or absent controller, a binary rebuilt during the run, a killed
 // coordinator. They need the one-node cluster of `make test-slurm`.
 
-// lockedBuffer is a bytes.Buffer that a running command writes while the
-// test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // bgRun is a `pipeline run` in the background.
 type bgRun struct {
 	cmd            *exec.Cmd
-	stdout, stderr lockedBuffer
+	stdout, stderr syncBuffer
 	start          time.Time
 	done           chan error
 }
