@@ -147,7 +147,12 @@ func (d *Dispatcher) submit(k, queued int) {
 			d.cfg.Log("sbatch failed (%v); the running runners go on, a new submission in 30s", err)
 			return
 		}
-		d.failQueued(fmt.Errorf("%w: %w", ErrSubmit, err))
+		// No runner is left to take the queue, and sbatch refuses the
+		// same request again (or has failed for LostAfter): every
+		// attempt, queued or to come, fails at once.
+		d.halt = fmt.Errorf("%w: %w", ErrSubmit, err)
+		d.cfg.Log("%s", strings.TrimPrefix(d.halt.Error(), "slurm: "))
+		d.failQueued(d.halt)
 		return
 	}
 	d.cfg.Log("submitted runner job %s (%d element(s)) for %d queued attempt(s)", id, k, queued)
