@@ -376,9 +376,18 @@ func TestSlurmRebuildDuringRun(t *testing.T) {
 	store := filepath.Join(dir, "store")
 	r := startRun(t, myBin, dir, nil, slurmArgs(myDAG, store, "--checkpoint-interval", "20ms")...)
 	jobs := waitRunningTrain(t, store)
-	os.WriteFile(myBin, []byte("#!/bin/sh\necho this build is broken; exit 1\n"), 0o755)
+	// A rebuild replaces the file (as go build does); the coordinator
+	// runs on from the old one.
+	if err := os.WriteFile(myBin+".new", []byte("#!/bin/sh\necho this build is broken; exit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(myBin+".new", myBin); err != nil {
+		t.Fatal(err)
+	}
 	data, _ := os.ReadFile(myDAG)
-	os.WriteFile(myDAG, bytes.ReplaceAll(data, []byte("lr: 0.1"), []byte("lr: 0.2")), 0o644)
+	if err := os.WriteFile(myDAG, bytes.ReplaceAll(data, []byte("lr: 0.1"), []byte("lr: 0.2")), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if out, err := exec.Command("scancel", jobs...).CombinedOutput(); err != nil {
 		t.Fatalf("scancel: %v\n%s", err, out)
 	}
