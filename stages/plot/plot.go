@@ -73,6 +73,7 @@ type runner struct {
 	shareY                 bool   // one y range for every panel
 	companionLogY          bool   // also a companion figure on a log y axis
 	capLabel               string // final mode: label of the line at converged_below ("" for none)
+	ratio                  *ratioView
 }
 
 // sciText writes x for a label: "10⁶", "2·10⁴", or plain below 1000.
@@ -177,6 +178,11 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	// companion_log_y: also <figure>-logy.png/svg, the same numbers on a
 	// log y axis.
 	r.companionLogY = p.Bool("companion_log_y", task.Default(false))
+	// companion_ratio: also <figure>-ratio-view.png/svg/csv, one curve's
+	// mean over another's per panel and x.
+	if c, ok := p.Sub("companion_ratio"); ok {
+		r.ratio = &ratioView{num: c.String("num", task.Required()), den: c.String("den", task.Required()), label: c.String("label", task.Required())}
+	}
 	if in, ok := p.Sub("inset"); ok {
 		r.inset = &InsetSpec{XMin: in.Float("x_min", task.Required()), XMax: in.Float("x_max", task.Required()),
 			YMin: in.Float("y_min", task.Required()), YMax: in.Float("y_max", task.Required())}
@@ -223,6 +229,13 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 			return err
 		}
 		outputs = append(outputs, output{r.figure + "-logy.png", png}, output{r.figure + "-logy.svg", svg})
+	}
+	if r.ratio != nil {
+		more, err := r.ratio.outputs(r.figure, spec, curves)
+		if err != nil {
+			return err
+		}
+		outputs = append(outputs, more...)
 	}
 	if r.mode == ModeFinal && r.convergedBelow != nil {
 		outputs = append(outputs, output{r.figure + "-converged.csv", convergedCSV(finals, *r.convergedBelow, panelOrder, r.curves)})

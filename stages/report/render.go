@@ -320,6 +320,9 @@ func (d *Document) Markdown() []byte {
 		if f.companion != nil {
 			fmt.Fprintf(&b, "![%s on a log y axis](%s-logy.svg)\n\n*The same numbers on a log y axis (a companion view, not a figure of the paper).*\n\n", f.Name, f.Name)
 		}
+		if f.ratioView != nil {
+			fmt.Fprintf(&b, "![%s as a ratio](%s-ratio-view.svg)\n\n*The same numbers as the ratio of the two methods' mean returns (a companion view, not a figure of the paper).*\n\n", f.Name, f.Name)
+		}
 		for _, c := range d.Claims {
 			if c.Figure != f.Name {
 				continue
@@ -394,6 +397,9 @@ func (d *Document) HTML(figs []*Figure) []byte {
 		fmt.Fprintf(&b, "<figure class=\"figure\">\n%s\n</figure>\n", inlineSVG(f.svg))
 		if f.companion != nil {
 			fmt.Fprintf(&b, "<figure class=\"companion\">\n%s\n<figcaption>The same numbers on a log y axis, where the final values the paper's linear axis squeezes together can be told apart (a companion view, not a figure of the paper).</figcaption>\n</figure>\n", inlineSVG(f.companion))
+		}
+		if f.ratioView != nil {
+			fmt.Fprintf(&b, "<figure class=\"companion\">\n%s\n<figcaption>The same numbers as the ratio of the two methods' mean returns at each horizon, on one scale for both environments (a companion view, not a figure of the paper).</figcaption>\n</figure>\n", inlineSVG(f.ratioView))
 		}
 		for _, c := range d.Claims {
 			if c.Figure != f.Name {

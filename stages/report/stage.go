@@ -210,6 +210,7 @@ type Figure struct {
 	Hyper     string `json:"hyperparameters,omitempty"`
 	svg       []byte
 	companion []byte // the same numbers on a log y axis, if the plot made one
+	ratioView []byte // one curve over another (Fig. 3d's ARS/ExAct), if the plot made one
 	table     Table
 }
 
@@ -287,6 +288,11 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 				return err
 			}
 			f.Curves = curveScales(f.table)
+			if slices.Contains(in.Names(), stem+"-ratio-view.svg") {
+				if f.ratioView, err = in.Read(stem + "-ratio-view.svg"); err != nil {
+					return err
+				}
+			}
 			if slices.Contains(in.Names(), stem+"-logy.svg") {
 				if f.companion, err = in.Read(stem + "-logy.svg"); err != nil {
 					return err
