@@ -180,8 +180,8 @@ func Open(ctx context.Context, cfg Config) (*Dispatcher, error) {
 	d.stats.load(filepath.Join(d.root, "overhead.json"))
 	d.ctx, d.end = context.WithCancel(context.Background())
 	d.done.Add(2)
-	go d.watchMarkers()
-	go d.watchJobs()
+	go d.every(markerPoll, d.wake, d.lookAtMarkers)
+	go d.every(d.cfg.Poll, nil, d.pollJobs) // one squeue call per Poll
 	return d, nil
 }
 

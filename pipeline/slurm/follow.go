@@ -11,22 +11,28 @@ import (
 	"zorepro/pipeline"
 )
 
-// watchMarkers reports attempts' ends from the runners' end markers and
-// starts runners for queued attempts, every markerPoll or when poked.
-func (d *Dispatcher) watchMarkers() {
+// every calls fn every interval, and at once when wake delivers (nil:
+// never), until Close.
+func (d *Dispatcher) every(interval time.Duration, wake <-chan struct{}, fn func()) {
 	defer d.done.Done()
-	tick := time.NewTicker(markerPoll)
+	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
 		select {
 		case <-d.quit:
 			return
 		case <-tick.C:
-		case <-d.wake:
+		case <-wake:
 		}
-		d.readMarkers()
-		d.provision()
+		fn()
 	}
+}
+
+// lookAtMarkers reports attempts' ends from the runners' end markers and
+// starts runners for queued attempts (every markerPoll, or when poked).
+func (d *Dispatcher) lookAtMarkers() {
+	d.readMarkers()
+	d.provision()
 }
 
 // readMarkers ends every live attempt whose end marker has appeared.
@@ -171,21 +177,6 @@ func (d *Dispatcher) failQueued(err error) {
 		if at.build == d.build && at.build.withdraw(at.ticket) {
 			d.finish(at, pipeline.Ended{}, err)
 		}
-	}
-}
-
-// watchJobs follows the runners with one squeue call per Poll.
-func (d *Dispatcher) watchJobs() {
-	defer d.done.Done()
-	tick := time.NewTicker(d.cfg.Poll)
-	defer tick.Stop()
-	for {
-		select {
-		case <-d.quit:
-			return
-		case <-tick.C:
-		}
-		d.pollJobs()
 	}
 }
 
