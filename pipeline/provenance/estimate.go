@@ -60,20 +60,13 @@ func (r *Record) Estimate(xs []Explained) ([]StageEstimate, error) {
 		return nil, err
 	}
 	jobs := time.Duration(max(r.eng.Opt.Jobs, 1))
-	var out []StageEstimate
-	idx := map[string]int{}
+	out, at := byStage(r.eng.Plan.Tasks, func(stage string) StageEstimate { return StageEstimate{Stage: stage} })
 	for _, t := range r.eng.Plan.Tasks {
-		i, ok := idx[t.Stage.Name]
-		if !ok {
-			i = len(out)
-			idx[t.Stage.Name] = i
-			out = append(out, StageEstimate{Stage: t.Stage.Name})
-		}
 		x := tt[t.Index]
 		if !x.run {
 			continue
 		}
-		se := &out[i]
+		se := &out[at[t.Index]]
 		se.Tasks++
 		se.Samples += x.samples
 		if x.source == "" || x.samples == 0 {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
 )
 
@@ -61,16 +62,9 @@ func (r *Record) TaskTimes() ([]StageTime, error) {
 	for _, x := range xs {
 		act[x.Task] = x.Action
 	}
-	var out []StageTime
-	idx := map[string]int{}
+	out, at := byStage(r.eng.Plan.Tasks, func(stage string) StageTime { return StageTime{Stage: stage} })
 	for _, t := range r.eng.Plan.Tasks {
-		i, ok := idx[t.Stage.Name]
-		if !ok {
-			i = len(out)
-			idx[t.Stage.Name] = i
-			out = append(out, StageTime{Stage: t.Stage.Name})
-		}
-		st := &out[i]
+		st := &out[at[t.Index]]
 		st.Tasks++
 		if act[t.Path] == "" {
 			continue
@@ -155,4 +149,23 @@ func (r *Record) RunsWallTime(runs []uint64) (time.Duration, error) {
 		total += time.Duration(t1 - t0)
 	}
 	return total, nil
+}
+
+// byStage returns one value per stage in the order the plan first lists
+// them, made by mk, and, by plan index, the position in it of every task's
+// stage.
+func byStage[T any](tasks []*dag.Task, mk func(stage string) T) ([]T, []int) {
+	var out []T
+	at := make([]int, len(tasks))
+	idx := map[string]int{}
+	for _, t := range tasks {
+		i, ok := idx[t.Stage.Name]
+		if !ok {
+			i = len(out)
+			idx[t.Stage.Name] = i
+			out = append(out, mk(t.Stage.Name))
+		}
+		at[t.Index] = i
+	}
+	return out, at
 }

@@ -64,19 +64,11 @@ func slope(x, y []float64) float64 {
 // meanCI returns the mean and the half-width of its 95% Student-t
 // interval (NaN for fewer than two values).
 func meanCI(v []float64) (mean, half float64) {
-	n := float64(len(v))
-	for _, x := range v {
-		mean += x
-	}
-	mean /= n
+	mean, sd := meanSD(v)
 	if len(v) < 2 {
 		return mean, math.NaN()
 	}
-	var ss float64
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	sd := math.Sqrt(ss / (n - 1))
+	n := float64(len(v))
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975)
 	return mean, t * sd / math.Sqrt(n)
 }
@@ -132,21 +124,32 @@ func RatioCSV(series []Series, panels, curves []string) []byte {
 	return b.Bytes()
 }
 
-// meanSE returns the mean and the standard error (sample std/√n).
+// meanSE returns the mean and the standard error (sample std/√n; 0 for
+// fewer than two values).
 func meanSE(v []float64) (mean, se float64) {
+	mean, sd := meanSD(v)
+	if len(v) < 2 {
+		return mean, 0
+	}
+	return mean, sd / math.Sqrt(float64(len(v)))
+}
+
+// meanSD returns the mean and the sample standard deviation (NaN for fewer
+// than two values), summing in index order.
+func meanSD(v []float64) (mean, sd float64) {
 	n := float64(len(v))
 	for _, x := range v {
 		mean += x
 	}
 	mean /= n
 	if len(v) < 2 {
-		return mean, 0
+		return mean, math.NaN()
 	}
 	var ss float64
 	for _, x := range v {
 		ss += (x - mean) * (x - mean)
 	}
-	return mean, math.Sqrt(ss/(n-1)) / math.Sqrt(n)
+	return mean, math.Sqrt(ss / (n - 1))
 }
 
 func sortFloats(x []float64) {

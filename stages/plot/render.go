@@ -925,33 +925,13 @@ func (logTicks) Ticks(min, max float64) []gplot.Tick {
 			ticks = append(ticks, t)
 		}
 	case len(decades) >= 2:
-		for k := k0; k <= k1; k++ {
-			for m := 1; m <= 9; m++ {
-				v := float64(m) * math.Pow10(k)
-				if !in(v) {
-					continue
-				}
-				t := gplot.Tick{Value: v}
-				if m == 1 {
-					t.Label = pow10Label(1, k)
-				}
-				ticks = append(ticks, t)
-			}
-		}
+		ticks = minorLogTicks(k0, k1, in, func(m int) bool { return m == 1 })
 	default:
+		ticks = minorLogTicks(k0, k1, in, func(m int) bool { return m == 1 || m == 2 || m == 5 })
 		labels := 0
-		for k := k0; k <= k1; k++ {
-			for m := 1; m <= 9; m++ {
-				v := float64(m) * math.Pow10(k)
-				if !in(v) {
-					continue
-				}
-				t := gplot.Tick{Value: v}
-				if m == 1 || m == 2 || m == 5 {
-					t.Label = pow10Label(m, k)
-					labels++
-				}
-				ticks = append(ticks, t)
+		for _, t := range ticks {
+			if t.Label != "" {
+				labels++
 			}
 		}
 		if labels < 3 {
@@ -961,6 +941,26 @@ func (logTicks) Ticks(min, max float64) []gplot.Tick {
 					ticks = append(ticks, t)
 				}
 			}
+		}
+	}
+	return ticks
+}
+
+// minorLogTicks returns the ticks m x 10^k for k in [k0, k1] and m in 1..9
+// that are in range, labelled where label(m) holds.
+func minorLogTicks(k0, k1 int, in func(float64) bool, label func(m int) bool) []gplot.Tick {
+	var ticks []gplot.Tick
+	for k := k0; k <= k1; k++ {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * math.Pow10(k)
+			if !in(v) {
+				continue
+			}
+			t := gplot.Tick{Value: v}
+			if label(m) {
+				t.Label = pow10Label(m, k)
+			}
+			ticks = append(ticks, t)
 		}
 	}
 	return ticks
