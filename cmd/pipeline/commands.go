@@ -364,16 +364,29 @@ func printRunHeader(c *Config, eng *pipeline.Engine, w io.Writer) error {
 	for _, ww := range sched.Walls {
 		walls = append(walls, fmt.Sprintf("~%s on %d workers", ww.Wall.Round(time.Second), ww.Workers))
 	}
-	note := ""
+	bound, note := "", ""
 	if sched.Unknown > 0 {
 		note = fmt.Sprintf(", %d tasks without an estimate counted as none", sched.Unknown)
+	}
+	if sched.Unrated > 0 {
+		bound = "at least "
 	}
 	if ex.name == "slurm" {
 		note += "; " + ex.note
 	}
-	fmt.Fprintf(w, "predicted: %s (run --dry-run for the estimate per stage%s)\n", strings.Join(walls, ", "), note)
+	fmt.Fprintf(w, "predicted: %s%s (run --dry-run for the estimate per stage%s)\n", bound, strings.Join(walls, ", "), note)
+	if sched.Unrated > 0 {
+		fmt.Fprintf(w, "  %s\n", unratedNote(sched))
+	}
 	fmt.Fprintln(w, "Ctrl-C stops the run with its progress saved; the same command resumes it.")
 	return nil
+}
+
+// unratedNote says why a schedule's walls are lower bounds: tasks with a
+// sample budget whose stages have no recorded rate, and how to get one.
+func unratedNote(s *provenance.Schedule) string {
+	return fmt.Sprintf("the times are lower bounds: %d tasks with a sample budget (%s) have no recorded rate yet; "+
+		"a --profile smoke run into this store (about a minute) gives every stage one", s.Unrated, strings.Join(s.UnratedStages, ", "))
 }
 
 // printSchedule prints the critical path and the predicted wall times.
@@ -396,6 +409,9 @@ func printSchedule(w io.Writer, s *provenance.Schedule, ex executor) {
 	}
 	for _, ww := range s.Walls {
 		fmt.Fprintf(w, "  %4d workers  ~%s\n", ww.Workers, ww.Wall)
+	}
+	if s.Unrated > 0 {
+		fmt.Fprintf(w, "%s\n", unratedNote(s))
 	}
 }
 

@@ -139,7 +139,13 @@ func TestRunSaysWhatItWillDo(t *testing.T) {
 	n := len(res.Executed)
 	for _, want := range []string{
 		fmt.Sprintf("profile paper (the default: the paper at full scale; --profile quick runs every figure at reduced scale in minutes): %d tasks, %d to run\n", n, n),
-		"predicted: ~", " on 2 workers", "Ctrl-C stops the run with its progress saved; the same command resumes it.",
+		// Nothing is recorded yet, so the training tasks have no rate: the
+		// prediction is a lower bound and says so (a fresh store's header
+		// predicted the paper profile's 6h33m without a word about the
+		// 6,488 tasks it could not time).
+		"predicted: at least ~", " on 2 workers",
+		"the times are lower bounds: 2 tasks with a sample budget (train/linreg) have no recorded rate yet; a --profile smoke run into this store",
+		"Ctrl-C stops the run with its progress saved; the same command resumes it.",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("the run's stderr lacks %q:\n%.1500s", want, stderr)
@@ -148,5 +154,19 @@ func TestRunSaysWhatItWillDo(t *testing.T) {
 	_, stderr = pipelineRun(t, bin, dir, "--dag", dagPath, "--store", "store", "--figures", "fig", "--profile", "paper")
 	if want := fmt.Sprintf("profile paper: all %d tasks are recorded; nothing to run\n", n); !strings.HasPrefix(stderr, want) {
 		t.Errorf("a second run's stderr does not start with %q:\n%.1500s", want, stderr)
+	}
+	// A third seed: its training task takes the recorded rate of its
+	// group, so the prediction is no longer a bound.
+	src, err := os.ReadFile(dagPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	more := filepath.Join(dir, "more-seeds.yaml")
+	if err := os.WriteFile(more, bytes.Replace(src, []byte("eval: [5488, 7151]"), []byte("eval: [5488, 7151, 283]"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr = pipelineRun(t, bin, dir, "--dag", more, "--store", "store", "--figures", "fig")
+	if !strings.Contains(stderr, "predicted: ~") || strings.Contains(stderr, "lower bound") {
+		t.Errorf("with every training task's rate recorded, the run's stderr should predict without a bound:\n%.1500s", stderr)
 	}
 }

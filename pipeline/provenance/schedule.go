@@ -2,6 +2,7 @@ package provenance
 
 import (
 	"container/heap"
+	"slices"
 	"time"
 
 	"zorepro/pipeline/dag"
@@ -15,10 +16,16 @@ import (
 // first free worker takes the next task) would take with a given number
 // of workers, without any executor's overhead per task.
 type Schedule struct {
-	Tasks    int           `json:"tasks"`         // tasks that would run
-	Unknown  int           `json:"tasks_untimed"` // of them, without a known time
-	TaskTime time.Duration `json:"task_time"`
-	Critical time.Duration `json:"critical_path"`
+	Tasks   int `json:"tasks"`         // tasks that would run
+	Unknown int `json:"tasks_untimed"` // of them, without a known time
+	// Unrated tasks are the untimed ones with a sample budget (training,
+	// tuning), whose stages no recorded run has given a rate yet: they can
+	// be most of a plan's time, so walls that leave them out are lower
+	// bounds. UnratedStages names their stages in plan order.
+	Unrated       int           `json:"tasks_unrated"`
+	UnratedStages []string      `json:"unrated_stages,omitempty"`
+	TaskTime      time.Duration `json:"task_time"`
+	Critical      time.Duration `json:"critical_path"`
 	// Path is the critical path's tasks that would run, upstream first.
 	Path  []string      `json:"critical_path_tasks"`
 	Walls []WorkersWall `json:"walls"`
@@ -64,6 +71,12 @@ func (r *Record) ScheduleWith(xs []Explained, o Overhead, workers ...int) (*Sche
 		s.Tasks++
 		if x.source == "" {
 			s.Unknown++
+			if x.samples > 0 {
+				s.Unrated++
+				if st := tasks[i].Stage.Name; !slices.Contains(s.UnratedStages, st) {
+					s.UnratedStages = append(s.UnratedStages, st)
+				}
+			}
 		}
 		dur[i] = x.secs + o.PerTask.Seconds()
 		total += x.secs
