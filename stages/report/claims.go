@@ -26,6 +26,7 @@ const (
 	StatBest       Stat = "best"       // Winner against every other curve: lowest (Expect "<") or highest (">") at each key
 	StatIncrease   Stat = "increase"   // per curve: the fraction of seeds whose y is larger at the last key than at the first (runs at Cap censored)
 	StatGrowth     Stat = "growth"     // per-seed least-squares slope of curves[0] − curves[1] against the key (linear): does a gap grow?
+	StatBound      Stat = "bound"      // per panel and x: mean(curves[0]) / Bound(x, panel), an upper bound's value there
 )
 
 // Measures: what a claim compares at a point.
@@ -82,6 +83,36 @@ type Claim struct {
 	// paper's, "project" when this project chose the threshold or the
 	// claim (the report marks them).
 	Source string
+	// Bound is a bound claim's upper bound.
+	Bound Bound
+}
+
+// Bound is an upper bound on a curve's value at x in a panel whose key is
+// numeric: Coef·(panel + PanelAdd)^PanelPow·x^XPow (e.g. Theorem 1's
+// average regret, K·√b·T^(−1/4) with b = d + 1).
+type Bound struct {
+	Coef, PanelAdd, PanelPow, XPow float64
+}
+
+// At is the bound's value at x in the panel with numeric key k.
+func (b Bound) At(x, k float64) float64 {
+	return b.Coef * math.Pow(k+b.PanelAdd, b.PanelPow) * math.Pow(x, b.XPow)
+}
+
+// String writes the bound as a formula in x and the panel's key p.
+func (b Bound) String() string {
+	f := num(b.Coef)
+	if b.PanelPow != 0 {
+		p := "p"
+		if b.PanelAdd != 0 {
+			p = "(p + " + num(b.PanelAdd) + ")"
+		}
+		f += "·" + p + "^" + num(b.PanelPow)
+	}
+	if b.XPow != 0 {
+		f += "·x^" + num(b.XPow)
+	}
+	return f
 }
 
 // Finding is a statistic at one key (or, for order and best, one pair at
@@ -125,6 +156,8 @@ func Evaluate(c Claim, t Table) Result {
 		res.Summary, err = trend(c, t)
 	case StatIncrease:
 		res.Findings, err = increases(c, t)
+	case StatBound:
+		res.Findings, err = bounds(c, t)
 	default:
 		var keys []string
 		var points []*Point
@@ -135,7 +168,7 @@ func Evaluate(c Claim, t Table) Result {
 	switch {
 	case err != nil:
 		res.Verdict, res.Problem = NotShown, err.Error()
-	case c.Stat == StatValue || (c.Stat == StatFraction || c.Stat == StatMedian) && c.Expect == "":
+	case c.Stat == StatValue || c.reportedOnly():
 		res.Verdict = Reported
 	case c.Stat == StatCrossover:
 		res.Summary, res.Verdict = crossover(c, res.Findings)
@@ -263,7 +296,11 @@ func slopes(c Claim, t Table) ([]Finding, error) {
 			series[i] = *bySeed[s]
 		}
 		iv := seedSlopes(series)
-		f := finding(c, panel, "slope of log "+a+" against log x", iv, nil, judge(iv, c.Expect, c.Threshold, c.Tolerance))
+		v := Reported
+		if c.Expect != "" {
+			v = judge(iv, c.Expect, c.Threshold, c.Tolerance)
+		}
+		f := finding(c, panel, "slope of log "+a+" against log x", iv, nil, v)
 		f.X = "every x" + map[bool]string{true: " ≤ " + c.At.String()}[c.At.Set]
 		out = append(out, f)
 	}
@@ -381,8 +418,8 @@ func (c Claim) over() string {
 // check reports a claim that cannot be computed as declared.
 func (c Claim) check() error {
 	need := map[Stat]int{StatValue: 1, StatDifference: 2, StatRatio: 2, StatOrder: 2, StatCrossover: 2, StatTrend: 1, StatSlope: 1,
-		StatFraction: 1, StatMedian: 1, StatBest: 2, StatIncrease: 1, StatGrowth: 2}
-	optional := c.Stat == StatValue || c.Stat == StatCrossover || (c.Stat == StatFraction || c.Stat == StatMedian) && c.Expect == ""
+		StatFraction: 1, StatMedian: 1, StatBest: 2, StatIncrease: 1, StatGrowth: 2, StatBound: 1}
+	optional := c.Stat == StatValue || c.Stat == StatCrossover || c.reportedOnly()
 	n, ok := need[c.Stat]
 	switch {
 	case !ok:
@@ -399,8 +436,52 @@ func (c Claim) check() error {
 		return fmt.Errorf("over must be panel or x, got %q", c.Over)
 	case c.Measure != MeasureValue && c.Measure != MeasureLogAUC:
 		return fmt.Errorf("measure must be %q or empty, got %q", MeasureLogAUC, c.Measure)
+	case c.Stat == StatBound && (c.Expect != "<" || !(c.Bound.Coef > 0) || math.IsInf(c.Bound.Coef, 0)):
+		return fmt.Errorf("a bound claim expects < and a positive finite bound coefficient (bound.coef)")
 	}
 	return nil
+}
+
+// reportedOnly is a statistic that may be reported without a claimed
+// side, and has none.
+func (c Claim) reportedOnly() bool {
+	return (c.Stat == StatFraction || c.Stat == StatMedian || c.Stat == StatSlope) && c.Expect == ""
+}
+
+// bounds computes a bound claim: per panel (a numeric key) and x of
+// curves[0], the t interval of the mean over seeds of y / Bound(x, panel),
+// claimed below Threshold (1: under the bound).
+func bounds(c Claim, t Table) ([]Finding, error) {
+	a := c.Curves[0]
+	var out []Finding
+	for _, panel := range c.keep(t.Panels()) {
+		k, err := strconv.ParseFloat(panel, 64)
+		if err != nil {
+			return nil, fmt.Errorf("a bound needs numeric panels, got %q", panel)
+		}
+		var xs []float64
+		vals := map[float64][]float64{}
+		for _, r := range t {
+			if r.Panel != panel || r.Curve != a {
+				continue
+			}
+			if _, ok := vals[r.X]; !ok {
+				xs = append(xs, r.X)
+			}
+			vals[r.X] = append(vals[r.X], r.Y/c.Bound.At(r.X, k))
+		}
+		if len(xs) == 0 {
+			return nil, fmt.Errorf("%w: curve %q has no points in panel %q", ErrTable, a, panel)
+		}
+		slices.Sort(xs)
+		for _, x := range xs {
+			iv := tMean(vals[x], MethodT)
+			f := finding(c, panel, a+" / bound "+c.Bound.String(), iv, nil, judge(iv, c.Expect, c.Threshold, c.Tolerance))
+			f.X = "x = " + num(x)
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
 
 func finding(c Claim, key, label string, iv Interval, p *Point, v Verdict) Finding {

@@ -108,15 +108,18 @@ func describe(c Claim) string {
 	case c.At.Set:
 		where = "at x ≤ " + c.At.String()
 	}
-	if c.Over != "x" && c.Stat != StatSlope && c.Stat != StatTrend {
+	if c.Over != "x" && c.Stat != StatSlope && c.Stat != StatTrend && c.Stat != StatBound {
 		where += ", per panel"
 	}
 	if len(c.Keys) > 0 {
 		where += " (" + strings.Join(c.Keys, ", ") + ")"
 	}
 	side := fmt.Sprintf(" %s %s", c.Expect, num(c.Threshold))
-	if c.Expect == "~" {
+	switch {
+	case c.Expect == "~":
 		side = fmt.Sprintf(" within %s of %s", num(c.Tolerance), num(c.Threshold))
+	case c.Expect == "":
+		side = ""
 	}
 	of := "mean"
 	if c.Measure == MeasureLogAUC {
@@ -140,6 +143,12 @@ func describe(c Claim) string {
 		return fmt.Sprintf("slope of log %s against log x per seed, per panel%s", a, side)
 	case StatGrowth:
 		return fmt.Sprintf("slope of %s − %s against %s per seed %s%s", a, c.Curves[1], c.over(), where, side)
+	case StatBound:
+		key := ""
+		if c.Bound.PanelPow != 0 {
+			key = " (p the panel's key)"
+		}
+		return fmt.Sprintf("mean of %s / bound, the bound %s%s, at every x, per panel%s", a, c.Bound, key, side)
 	case StatFraction, StatMedian:
 		what := "fraction of seeds below " + num(c.Below) + " of "
 		if c.Stat == StatMedian {
@@ -147,9 +156,6 @@ func describe(c Claim) string {
 			if c.Cap > 0 {
 				what = "median (runs at the cap " + num(c.Cap) + " censored) of "
 			}
-		}
-		if c.Expect == "" {
-			side = ""
 		}
 		return what + strings.Join(c.Curves, ", ") + " " + where + side
 	case StatBest:

@@ -187,6 +187,63 @@ func TestTrendAndSlope(t *testing.T) {
 	}
 }
 
+// A slope without a claimed side is reported, never judged: Theorem 1's
+// rate is an upper bound's, and the report shows the measured slope
+// without a verdict.
+func TestSlopeReported(t *testing.T) {
+	tb := table(t, "10 r 1 100 1", "10 r 1 10000 0.1", "10 r 2 100 2", "10 r 2 10000 0.2")
+	r := Evaluate(Claim{Stat: StatSlope, Curves: []string{"r"}}, tb)
+	if r.Verdict != Reported || len(r.Findings) != 1 || r.Findings[0].Verdict != Reported || math.Abs(r.Findings[0].Value+0.5) > 1e-12 {
+		t.Fatalf("reported slope: %+v %s %s", r.Findings, r.Verdict, r.Problem)
+	}
+	if d := describe(r.Claim); d != "slope of log r against log x per seed, per panel" {
+		t.Errorf("describe = %q", d)
+	}
+}
+
+// Known answers of a bound claim, worked by hand: the bound is
+// 2·(p + 1)^0.5·x^−0.5; in panel 3 at x = 4 it is 2·2·0.5 = 2, at x = 16 it
+// is 1. Seeds 1.0 and 1.4 at x = 4 give ratios 0.5 and 0.7 (mean 0.6, sd
+// √0.02, t₀.₉₇₅(1) = 12.706: half-width 12.706·0.1 = 1.2706, so the
+// interval [−0.67, 1.87] straddles 1: not shown); seeds 0.1 and 0.1 at
+// x = 16 give 0.1 exactly (holds); in panel 8 (bound 2·3·x^−0.5 = 3 at
+// x = 4) the seeds 6.3 and 6.3 give 2.1 (contradicted).
+func TestBound(t *testing.T) {
+	tb := table(t, "3 a 1 4 1.0", "3 a 2 4 1.4", "3 a 1 16 0.1", "3 a 2 16 0.1", "8 a 1 4 6.3", "8 a 2 4 6.3")
+	b := Bound{Coef: 2, PanelAdd: 1, PanelPow: 0.5, XPow: -0.5}
+	if got := b.At(4, 3); got != 2 {
+		t.Fatalf("bound at x = 4, p = 3: %v, want 2", got)
+	}
+	c := Claim{Stat: StatBound, Curves: []string{"a"}, Expect: "<", Threshold: 1, Bound: b}
+	r := Evaluate(c, tb)
+	if len(r.Findings) != 3 {
+		t.Fatalf("findings: %+v (%s)", r.Findings, r.Problem)
+	}
+	want := []struct {
+		key, x string
+		value  float64
+		v      Verdict
+	}{{"3", "x = 4", 0.6, NotShown}, {"3", "x = 16", 0.1, Holds}, {"8", "x = 4", 2.1, Contradicted}}
+	for i, w := range want {
+		f := r.Findings[i]
+		if f.Key != w.key || f.X != w.x || math.Abs(f.Value-w.value) > 1e-12 || f.Verdict != w.v || f.Seeds != 2 {
+			t.Errorf("finding %d: %+v, want key %s at %s value %v %s", i, f, w.key, w.x, w.value, w.v)
+		}
+	}
+	if f := r.Findings[0]; math.Abs(f.Hi-(0.6+12.706204736174705*0.1)) > 1e-9 {
+		t.Errorf("interval at x = 4: [%v, %v], want 0.6 ± 1.2706", f.Lo, f.Hi)
+	}
+	if r.Verdict != Contradicted {
+		t.Errorf("verdict %s, want contradicted (one finding is)", r.Verdict)
+	}
+	if d := describe(c); d != "mean of a / bound, the bound 2·(p + 1)^0.5·x^-0.5 (p the panel's key), at every x, per panel < 1" {
+		t.Errorf("describe = %q", d)
+	}
+	if r := Evaluate(c, table(t, "ten a 1 4 1")); r.Verdict != NotShown || !strings.Contains(r.Problem, "numeric panels") {
+		t.Errorf("a non-numeric panel: %s %q", r.Verdict, r.Problem)
+	}
+}
+
 // The same claim on the same table gives the same bits.
 func TestDeterministic(t *testing.T) {
 	tb := table(t, "p a 1 1 0.3", "p a 2 1 1.7", "p a 3 1 0.9", "p b 1 1 1.1", "p b 2 1 0.2", "p b 3 1 2.5")

@@ -33,7 +33,7 @@ func (Kind) Slots() []task.Slot {
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // claimFields are the keys of one claim in the stage's "claims" list.
-var claimFields = []string{"id", "figure", "section", "text", "stat", "curves", "over", "panel", "keys", "at", "measure", "expect", "threshold", "tolerance", "between", "below", "winner", "cap", "source"}
+var claimFields = []string{"id", "figure", "section", "text", "stat", "curves", "over", "panel", "keys", "at", "measure", "expect", "threshold", "tolerance", "between", "below", "winner", "cap", "source", "bound"}
 
 // Plan implements task.Kind. Every problem of every claim is reported,
 // naming it as params.claims[i].field.
@@ -92,7 +92,7 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 	c.Section = cp.String("section", task.Required())
 	c.Text = cp.String("text", task.Required())
 	c.Stat = Stat(cp.String("stat", task.Required(), task.OneOf(string(StatValue), string(StatDifference), string(StatRatio), string(StatOrder), string(StatCrossover), string(StatTrend), string(StatSlope),
-		string(StatFraction), string(StatMedian), string(StatBest), string(StatIncrease), string(StatGrowth))))
+		string(StatFraction), string(StatMedian), string(StatBest), string(StatIncrease), string(StatGrowth), string(StatBound))))
 	c.Measure = cp.String("measure", task.Default(MeasureValue), task.OneOf(MeasureValue, MeasureLogAUC))
 	c.Source = cp.String("source", task.Default("paper"), task.OneOf("paper", "project"))
 	c.Cap = cp.Float("cap", task.Default(0.0), task.Min(0))
@@ -118,7 +118,7 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 	}
 	switch c.Stat {
 	case StatValue, StatCrossover:
-	case StatFraction, StatMedian: // reported unless a side is claimed
+	case StatFraction, StatMedian, StatSlope: // reported unless a side is claimed
 		if cp.Has("expect") {
 			c.Expect = cp.String("expect", task.OneOf(">", "<", "~"))
 		}
@@ -136,6 +136,12 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 	}
 	if c.Stat == StatFraction {
 		c.Below = cp.Float("below", task.Required())
+	}
+	if c.Stat == StatBound {
+		c.Bound = decodeBound(cp)
+		if !cp.Has("threshold") {
+			c.Threshold = 1
+		}
 	}
 	if c.Stat == StatCrossover {
 		switch b := cp.Floats("between", task.Required()); {
@@ -162,6 +168,21 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 		}
 	}
 	return c, problems
+}
+
+// decodeBound reads a bound claim's "bound" mapping (coef, panel_add,
+// panel_pow, x_pow); its problems are named bound.<field>.
+func decodeBound(cp *task.Params) Bound {
+	bp, ok := cp.Sub("bound", task.Required())
+	if !ok {
+		return Bound{}
+	}
+	return Bound{
+		Coef:     bp.Float("coef", task.Required(), task.Min(0)),
+		PanelAdd: bp.Float("panel_add", task.Default(0.0)),
+		PanelPow: bp.Float("panel_pow", task.Default(0.0)),
+		XPow:     bp.Float("x_pow", task.Default(0.0)),
+	}
 }
 
 // scalar reads an optional scalar parameter as text ("" when absent).

@@ -35,6 +35,14 @@ func TestClaimsValidation(t *testing.T) {
 		"not a claim",
 		good, // duplicate id
 		with("id", "Bad Id"),
+		// bound claims: the bound is required, its fields are checked by
+		// name, and only < is a bound's side.
+		map[string]any{"id": "b1", "figure": "f", "section": "§1", "text": "t", "stat": "bound", "curves": []any{"x"}, "expect": "<"},
+		map[string]any{"id": "b2", "figure": "f", "section": "§1", "text": "t", "stat": "bound", "curves": []any{"x"}, "expect": "<",
+			"bound": map[string]any{"coef": -1.0, "x_pow": "fast", "shape": 2}},
+		map[string]any{"id": "b3", "figure": "f", "section": "§1", "text": "t", "stat": "bound", "curves": []any{"x"}, "expect": ">",
+			"bound": map[string]any{"coef": 2.0}},
+		with("bound", map[string]any{"coef": 2.0}),
 	}
 	p := task.NewParams("dag.yaml", "report", map[string]any{"claims": claims})
 	Kind{}.Plan(p)
@@ -53,6 +61,12 @@ func TestClaimsValidation(t *testing.T) {
 		`params.claims[8]: must be a mapping`,
 		`params.claims[9].id: duplicate claim id "a"`,
 		`params.claims[10].id: "Bad Id" must match`,
+		`params.claims[11].bound: missing`,
+		`params.claims[12].bound.coef: must be >= 0, got -1`,
+		`params.claims[12].bound.x_pow: must be a number`,
+		`params.claims[12].bound.shape: unknown parameter`,
+		`params.claims[13].stat: a bound claim expects < and a positive finite bound coefficient`,
+		`params.claims[14].bound: unknown parameter`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
