@@ -13,6 +13,7 @@ import (
 	"zorepro/pipeline"
 	"zorepro/pipeline/provenance"
 	"zorepro/pipeline/store"
+	"zorepro/stages/report"
 )
 
 // reportTask is the dag's report stage (one task).
@@ -81,8 +82,8 @@ func cmdReport(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, e
 		fmt.Fprintf(stdout, "%-13s %-24s %-18s %s\n", cl.Verdict, cl.ID, cl.Figure, cl.Section)
 	}
 	var parts []string
-	for _, v := range []string{"holds", "fails", "inconclusive", "reported"} {
-		parts = append(parts, fmt.Sprintf("%d %s", doc.Counts[v], v))
+	for _, v := range report.Verdicts() {
+		parts = append(parts, fmt.Sprintf("%d %s", doc.Counts[string(v)], v.Words()))
 	}
 	fmt.Fprintf(stdout, "%s\n", strings.Join(parts, ", "))
 	for _, name := range slices.Sorted(maps.Keys(res.Figures)) {

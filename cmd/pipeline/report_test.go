@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"html"
 	"image/png"
 	"math"
@@ -156,6 +157,20 @@ func checkReportCommand(t *testing.T, bin, root, dir string, common []string) {
 	out, code := cliStdout(t, bin, root, withFlags([]string{"report"}, common...)...)
 	if after, _ := os.ReadFile(filepath.Join(figDir, "report.html")); code != 0 || !bytes.Equal(before, after) || !strings.Contains(out, "fig3a-crossover") {
 		t.Fatalf("pipeline report: exit %d, same page %v\n%s", code, bytes.Equal(before, after), out)
+	}
+	// Its count line counts the verdicts it printed, by their names (it
+	// printed "0 fails, 0 inconclusive" after the verdicts were renamed).
+	counted := map[string]int{}
+	claims := 0
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) >= 4 && strings.HasPrefix(f[3], "§") {
+			counted[strings.ReplaceAll(f[0], "-", " ")]++
+			claims++
+		}
+	}
+	want := fmt.Sprintf("%d holds, %d contradicted, %d not shown, %d reported\n", counted["holds"], counted["contradicted"], counted["not shown"], counted["reported"])
+	if claims == 0 || !strings.Contains(out, want) {
+		t.Errorf("pipeline report: %d claim lines; the count line should read %q:\n%s", claims, want, out)
 	}
 	// pipeline audit traces every number of the report: each figure's
 	// points to their events, each claim recomputed bit for bit.

@@ -366,11 +366,17 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 // Counts of verdicts, in a fixed order.
 var verdictOrder = []Verdict{Holds, Contradicted, NotShown, Reported}
 
+// Verdicts returns every verdict, in the order the report counts them.
+func Verdicts() []Verdict { return slices.Clone(verdictOrder) }
+
+// Words is a verdict as the report's text writes it ("not shown").
+func (v Verdict) Words() string { return strings.ReplaceAll(string(v), "-", " ") }
+
 func (d *Document) countsText() string {
 	var parts []string
 	for _, v := range verdictOrder {
 		if n := d.Counts[string(v)]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(string(v), "-", " ")))
+			parts = append(parts, fmt.Sprintf("%d %s", n, v.Words()))
 		}
 	}
 	return strings.Join(parts, ", ")
