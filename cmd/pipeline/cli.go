@@ -67,8 +67,11 @@ var commands = []command{
 		flags: append(slices.Clone(inspect), "jobs", "jsonl", "all", "sample", "seed", "scratch", "keep", "against"), check: verifyArgs, run: cmdVerify},
 	{name: "report", summary: "(re)build the reproduction report (report.html, report.md, claims.json) from the recorded figures",
 		detail: "Runs the report task alone: every figure it needs must be recorded for the profile (nothing upstream runs).\n" +
-			"Prints each claim's verdict; --json prints claims.json (every claim's statistic, 95% interval and verdict).",
-		flags: []string{"dag", "profile", "store", "figures", "json"}, check: noArgs, run: cmdReport},
+			"Prints each claim's verdict; --json prints claims.json (every claim's statistic, 95% interval and verdict).\n" +
+			"--interim: the verdicts of the claims whose figures can be made from what the store records now (a run may\n" +
+			"still be writing it); figures whose inputs are all recorded are plotted into a temporary directory, the other\n" +
+			"claims are listed as pending; nothing is written to the store or --figures.",
+		flags: []string{"dag", "profile", "store", "figures", "json", "interim"}, check: noArgs, run: cmdReport},
 	{name: "worker", args: "SPEC | --runner DIR", summary: "run one task attempt from its spec file, or serve a run's queue as a runner (what Slurm jobs run)",
 		detail: "The coordinator (run --executor slurm) writes the spec beside the attempt's event file; the worker runs\n" +
 			"the task against the store the spec names and records its events in that file, never in the event log.\n" +
@@ -126,6 +129,7 @@ var flagDefs = map[string]flagDef{
 	"checkpoint-interval": {10 * time.Second, "minimum time between checkpoints of a task"},
 	"snapshot-interval":   {30 * time.Second, "how often to refresh the event log snapshot that other commands read during the run (0: never)"},
 	"times":               {false, "print the recorded task time per stage instead of the task list"},
+	"interim":             {false, "the claims of the figures the store's records already make, computed now and written nowhere"},
 	"curve":               {"", "audit only this curve (its key, e.g. ars)"},
 	"panel":               {"", "audit only this panel (its key, e.g. 1000)"},
 	"x":                   {"", "audit the plotted point nearest this x, with the chain behind it"},

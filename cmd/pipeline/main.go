@@ -83,6 +83,8 @@ type Config struct {
 	GCCheckpoints bool
 	// status
 	Times bool
+	// report: the claims of what is recorded so far, written nowhere
+	Interim bool
 	// run: where tasks execute
 	Executor string
 	Slurm    SlurmConfig
@@ -193,7 +195,7 @@ func decodeFlags(c *Config, fs *pflag.FlagSet, v *viper.Viper) []string {
 			problems = append(problems, fmt.Sprintf("--jobs (or PIPELINE_JOBS): must be >= 1, got %d", c.Jobs))
 		}
 	}
-	for name, dst := range map[string]*bool{"force": &c.Force, "dry-run": &c.DryRun, "json": &c.JSON, "jsonl": &c.JSONL, "all": &c.All, "keep": &c.Keep, "checkpoints": &c.GCCheckpoints, "times": &c.Times, "events": &c.ShowEvents} {
+	for name, dst := range map[string]*bool{"force": &c.Force, "dry-run": &c.DryRun, "json": &c.JSON, "jsonl": &c.JSONL, "all": &c.All, "keep": &c.Keep, "checkpoints": &c.GCCheckpoints, "times": &c.Times, "events": &c.ShowEvents, "interim": &c.Interim} {
 		if !has(name) {
 			continue
 		}

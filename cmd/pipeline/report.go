@@ -25,6 +25,9 @@ const reportTask = "report"
 // claims.json under --figures, and prints the claims table (--json: the
 // claims document).
 func cmdReport(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, error) {
+	if c.Interim {
+		return cmdReportInterim(ctx, c, stdout)
+	}
 	eng, closeLog, err := openEngine(c, false)
 	if err != nil {
 		return exitInvalidOr(err), err

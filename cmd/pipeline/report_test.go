@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"image/png"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -195,6 +196,87 @@ func checkReportCommand(t *testing.T, bin, root, dir string, common []string) {
 	if code == exitOK || !strings.Contains(out, "no event log") {
 		t.Errorf("report on a store that does not exist: exit %d\n%s", code, out)
 	}
+	checkInterimReport(t, bin, root, dir, partial)
+}
+
+// checkInterimReport: report --interim on a store that holds one figure
+// (plot/fig3c-lqr) and the evaluations of another (the regret figure, not
+// plotted) computes the claims of both, each exactly as the full report of
+// the complete smoke store does (claims.json), lists every other claim as
+// pending with its figure's recorded inputs, and writes nothing: not the
+// store, not its log, not --figures.
+func checkInterimReport(t *testing.T, bin, root, dir string, partial []string) {
+	t.Helper()
+	pipelineRun(t, bin, root, append([]string{"evaluate/olr"}, partial...)...)
+	before := storeFiles(t, filepath.Join(dir, "partial"))
+	out, code := cliStdout(t, bin, root, withFlags([]string{"report", "--interim", "--json"}, partial...)...)
+	if code != exitOK {
+		t.Fatalf("report --interim: exit %d\n%s", code, out)
+	}
+	var doc struct {
+		Interim bool
+		Figures []struct{ Task, Plotted, Pending string }
+		Claims  []json.RawMessage
+		Pending map[string]string
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("report --interim --json: %v\n%s", err, out)
+	}
+	plotted := map[string]string{}
+	for _, f := range doc.Figures {
+		plotted[f.Task] = f.Plotted + f.Pending
+	}
+	if plotted["plot/fig3c-lqr"] != "recorded" || plotted["plot/olr-regret"] != "here" || !strings.HasPrefix(plotted["plot/fig1-mnist"], "0 of its ") {
+		t.Errorf("figures: %v", plotted)
+	}
+	var full struct{ Claims []json.RawMessage }
+	data, err := os.ReadFile(filepath.Join(dir, "fig", "claims.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &full); err != nil {
+		t.Fatal(err)
+	}
+	fullByID := map[string]string{}
+	for _, c := range full.Claims {
+		var id struct{ ID, Figure string }
+		json.Unmarshal(c, &id)
+		fullByID[id.ID] = compactJSON(t, c)
+		if id.Figure != "fig3c-lqr" && id.Figure != "olr-regret" && !strings.Contains(doc.Pending[id.ID], "inputs recorded") {
+			t.Errorf("claim %s of %s: pending %q, want its figure's inputs counted", id.ID, id.Figure, doc.Pending[id.ID])
+		}
+	}
+	if len(doc.Claims)+len(doc.Pending) != len(full.Claims) || len(doc.Claims) == 0 {
+		t.Errorf("%d claims computed and %d pending, the full report has %d", len(doc.Claims), len(doc.Pending), len(full.Claims))
+	}
+	for _, c := range doc.Claims {
+		var id struct{ ID string }
+		json.Unmarshal(c, &id)
+		if got := compactJSON(t, c); got != fullByID[id.ID] {
+			t.Errorf("claim %s: interim %s\nfull report %s", id.ID, got, fullByID[id.ID])
+		}
+	}
+	if after := storeFiles(t, filepath.Join(dir, "partial")); !maps.Equal(after, before) {
+		t.Error("report --interim changed the store")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "partial-fig", "report.html")); err == nil {
+		t.Error("report --interim wrote a page")
+	}
+	out, code = cliStdout(t, bin, root, withFlags([]string{"report", "--interim"}, partial...)...)
+	if code != exitOK || !strings.Contains(out, "interim report (profile smoke): 2 of 7 figures can be made") ||
+		!strings.Contains(out, "plot/olr-regret          plotted here from its recorded inputs") || !strings.Contains(out, " pending (their figures cannot be made yet)") {
+		t.Errorf("report --interim: exit %d\n%s", code, out)
+	}
+}
+
+// compactJSON is a JSON value without insignificant space.
+func compactJSON(t *testing.T, raw []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // checkSelfContained: nothing is fetched: no src, no href but in-page

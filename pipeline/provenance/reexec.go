@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"zorepro/pipeline"
+	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/store"
 	"zorepro/pipeline/task"
@@ -106,19 +109,31 @@ func (r *Record) Reexecute(ctx context.Context, p *Production, sc *Scratch, unti
 	if act := pipeline.Action(lines).String(); act != p.Action {
 		return nil, &IdentityError{Task: p.Task, Recorded: p.Action, Current: act, Diff: pipeline.DiffTranscripts(p.Transcript, lines)}
 	}
-	for _, out := range deps {
+	info, _ := json.Marshal(map[string]any{"reexecute": p.Task, "action": p.Action, "recorded_run": p.Run, "until": until})
+	one, err := r.Execute(ctx, t, deps, sc, until, info)
+	if err != nil {
+		return nil, err
+	}
+	return &Reexecution{Task: p.Task, Recorded: p, Run: one.Run, Output: one.Output, Stopped: one.Stopped, Err: one.Err}, nil
+}
+
+// Execute runs task t into sc, as a run recorded there with info, from the
+// given input outputs (task path → output ID in the real store), which are
+// copied into the scratch store first; the real store and log are only
+// read. until > 0 stops the task once it records that iteration.
+func (r *Record) Execute(ctx context.Context, t *dag.Task, deps map[string]string, sc *Scratch, until int64, info json.RawMessage) (*pipeline.One, error) {
+	for _, out := range slices.Sorted(maps.Values(deps)) {
 		if err := copyOutput(r.eng.Store, sc.Store, out); err != nil {
-			return nil, fmt.Errorf("%s: copy input %s to scratch: %w", p.Task, out, err)
+			return nil, fmt.Errorf("%s: copy input %s to scratch: %w", t.Path, out, err)
 		}
 	}
 	sub := &pipeline.Engine{Plan: r.eng.Plan, Store: sc.Store, Events: sc.Events, Code: r.eng.Code, Platform: r.eng.Platform,
 		Opt: pipeline.Options{Jobs: max(r.eng.Opt.Jobs, 1), Force: true, CheckpointInterval: time.Duration(math.MaxInt64)}}
-	info, _ := json.Marshal(map[string]any{"reexecute": p.Task, "action": p.Action, "recorded_run": p.Run, "until": until})
 	one, err := sub.RunOne(ctx, t, deps, until, info)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p.Task, err)
+		return nil, fmt.Errorf("%s: %w", t.Path, err)
 	}
-	return &Reexecution{Task: p.Task, Recorded: p, Run: one.Run, Output: one.Output, Stopped: one.Stopped, Err: one.Err}, nil
+	return one, nil
 }
 
 // copyOutput copies an output manifest and its entries between stores.
