@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -118,4 +119,84 @@ func TestREADMEExamplesRun(t *testing.T) {
 		}
 	}
 	t.Logf("%d examples ran: %q", len(examples), examples)
+}
+
+// The paper-scale block at the top of the README (between paperBegin and
+// paperEnd) shows the published result's claims table: the verdict counts
+// and the summary table of results/paper/report.md, verbatim (issue 30).
+// Until results/paper is published the block says so, and carries no
+// table.
+const (
+	paperBegin = "<!-- paper-scale claims: begin"
+	paperEnd   = "<!-- paper-scale claims: end -->"
+)
+
+func TestREADMEPaperTable(t *testing.T) {
+	text, root := readme(t), repoRoot(t)
+	i, j := strings.Index(text, paperBegin), strings.Index(text, paperEnd)
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no paper-scale block (%q ... %q)", paperBegin, paperEnd)
+	}
+	if k := strings.Index(text, "## "); k >= 0 && k < i {
+		t.Errorf("the paper-scale block is not at the top of README.md: %q comes first", text[k:k+strings.Index(text[k:], "\n")])
+	}
+	block := text[i:j]
+	md, err := os.ReadFile(filepath.Join(root, "results", "paper", "report.md"))
+	if os.IsNotExist(err) {
+		if !strings.Contains(block, "not published yet") || strings.Contains(block, "| claim |") {
+			t.Errorf("results/paper is not published, and the README's paper-scale block does not say so (or shows a table):\n%s", block)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := claimsSummary(string(md))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(block, want) {
+		t.Errorf("the README's paper-scale block lacks results/paper/report.md's claims summary; paste it:\n%s", want)
+	}
+}
+
+// claimsSummary returns a report.md's verdict counts line and its summary
+// table of claims.
+func claimsSummary(md string) (string, error) {
+	lines := strings.Split(md, "\n")
+	start := -1
+	for k, l := range lines {
+		if strings.HasPrefix(l, "| claim |") {
+			start = k
+			break
+		}
+	}
+	if start < 0 {
+		return "", errors.New("report.md has no claims table")
+	}
+	end := start
+	for end < len(lines) && strings.HasPrefix(lines[end], "|") {
+		end++
+	}
+	head := start - 1
+	for head >= 0 && strings.TrimSpace(lines[head]) == "" {
+		head--
+	}
+	if head < 0 || !strings.HasPrefix(lines[head], "**") {
+		return "", errors.New("report.md has no verdict counts line above its claims table")
+	}
+	return lines[head] + "\n\n" + strings.Join(lines[start:end], "\n") + "\n", nil
+}
+
+// claimsSummary on the quick profile's report shape: the counts line and
+// the table, nothing after it.
+func TestClaimsSummary(t *testing.T) {
+	md := "# R\n\n> banner\n\n**3 holds · 1 reported**\n\n| claim | figure |\n|---|---|\n| a | f |\n\n## f\n\n| key |\n|---|\n"
+	got, err := claimsSummary(md)
+	if want := "**3 holds · 1 reported**\n\n| claim | figure |\n|---|---|\n| a | f |\n"; err != nil || got != want {
+		t.Errorf("claimsSummary = %q, %v; want %q", got, err, want)
+	}
+	if _, err := claimsSummary("# R\n\n| claim |\n"); err == nil {
+		t.Error("a table without its counts line accepted")
+	}
 }
