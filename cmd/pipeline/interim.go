@@ -15,12 +15,21 @@ import (
 	"zorepro/stages/report"
 )
 
+// plotted says where an interim report's figure came from.
+type plotted string
+
+const (
+	plottedRecorded plotted = "recorded" // the plot task's recorded output
+	plottedHere     plotted = "here"     // plotted now from its recorded inputs
+	plottedPending  plotted = ""         // not all of its inputs are recorded
+)
+
 // interimFigure is one figure of an interim report: its per-seed table, or
 // why it cannot be made yet.
 type interimFigure struct {
-	Task    string `json:"task"`
-	Plotted string `json:"plotted"` // "recorded", "here" (from recorded inputs) or "" (pending)
-	Pending string `json:"pending,omitempty"`
+	Task    string  `json:"task"`
+	Plotted plotted `json:"plotted"`
+	Pending string  `json:"pending,omitempty"`
 	tables  map[string]report.Table
 }
 
@@ -107,16 +116,16 @@ func cmdReportInterim(ctx context.Context, c *Config, stdout io.Writer) (int, er
 func printInterim(w io.Writer, doc *interimDoc) {
 	made := 0
 	for _, f := range doc.Figures {
-		if f.Plotted != "" {
+		if f.Plotted != plottedPending {
 			made++
 		}
 	}
 	fmt.Fprintf(w, "interim report (profile %s): %d of %d figures can be made from what the store records now; nothing is written\n", doc.Profile, made, len(doc.Figures))
 	for _, f := range doc.Figures {
 		switch f.Plotted {
-		case "recorded":
+		case plottedRecorded:
 			fmt.Fprintf(w, "  %-24s recorded\n", f.Task)
-		case "here":
+		case plottedHere:
 			fmt.Fprintf(w, "  %-24s plotted here from its recorded inputs\n", f.Task)
 		default:
 			fmt.Fprintf(w, "  %-24s pending: %s\n", f.Task, f.Pending)
@@ -152,7 +161,7 @@ func (m *interimMaker) close() {
 func (m *interimMaker) figure(ctx context.Context, ft *dag.Task) (*interimFigure, error) {
 	f := &interimFigure{Task: ft.Path}
 	if out, ok := m.cached[ft.Path]; ok {
-		f.Plotted = "recorded"
+		f.Plotted = plottedRecorded
 		es, err := m.eng.Outputs(out)
 		if err != nil {
 			return nil, err
@@ -200,7 +209,7 @@ func (m *interimMaker) figure(ctx context.Context, ft *dag.Task) (*interimFigure
 	if err != nil {
 		return nil, err
 	}
-	f.Plotted = "here"
+	f.Plotted = plottedHere
 	return f, m.readTables(f, es, m.sc.Store.Get)
 }
 
