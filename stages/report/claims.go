@@ -448,16 +448,20 @@ func (c Claim) reportedOnly() bool {
 	return (c.Stat == StatFraction || c.Stat == StatMedian || c.Stat == StatSlope) && c.Expect == ""
 }
 
-// bounds computes a bound claim: per panel (a numeric key) and x of
+// bounds computes a bound claim: per panel (a numeric key, where the bound
+// depends on it) and x of
 // curves[0], the t interval of the mean over seeds of y / Bound(x, panel),
 // claimed below Threshold (1: under the bound).
 func bounds(c Claim, t Table) ([]Finding, error) {
 	a := c.Curves[0]
 	var out []Finding
 	for _, panel := range c.keep(t.Panels()) {
-		k, err := strconv.ParseFloat(panel, 64)
-		if err != nil {
-			return nil, fmt.Errorf("a bound needs numeric panels, got %q", panel)
+		var k float64 // the panel's key, where the bound depends on it
+		if c.Bound.PanelPow != 0 {
+			var err error
+			if k, err = strconv.ParseFloat(panel, 64); err != nil {
+				return nil, fmt.Errorf("a bound in the panel's key needs numeric panels, got %q", panel)
+			}
 		}
 		var xs []float64
 		vals := map[float64][]float64{}

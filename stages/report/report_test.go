@@ -242,6 +242,12 @@ func TestBound(t *testing.T) {
 	if r := Evaluate(c, table(t, "ten a 1 4 1")); r.Verdict != NotShown || !strings.Contains(r.Problem, "numeric panels") {
 		t.Errorf("a non-numeric panel: %s %q", r.Verdict, r.Problem)
 	}
+	// A bound that does not depend on the panel takes any panel, a figure
+	// without panels too: 4·x^−0.5 is 2 at x = 4, so 1.0 and 1.4 give 0.6.
+	flat := Claim{Stat: StatBound, Curves: []string{"a"}, Expect: "<", Threshold: 1, Bound: Bound{Coef: 4, XPow: -0.5}}
+	if r := Evaluate(flat, unpanelled(t, `"" a 1 4 1.0`, `"" a 2 4 1.4`)); len(r.Findings) != 1 || math.Abs(r.Findings[0].Value-0.6) > 1e-12 || r.Verdict != NotShown {
+		t.Errorf("a bound without panels: %+v %s %q", r.Findings, r.Verdict, r.Problem)
+	}
 }
 
 // The same claim on the same table gives the same bits.
