@@ -72,7 +72,7 @@ func DecodeClaims(p *task.Params) []Claim {
 		}
 		c, problems := decodeClaim(p, m)
 		for _, pr := range problems {
-			p.Errorf(field+"."+pr[0], "%s", pr[1])
+			p.Errorf(entryField(field, pr[0]), "%s", pr[1])
 		}
 		if seen[c.ID] {
 			p.Errorf(field+".id", "duplicate claim id %q", c.ID)
@@ -154,20 +154,38 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 	if c.ID != "" && !idRE.MatchString(c.ID) {
 		problems = append(problems, [2]string{"id", fmt.Sprintf("%q must match %s", c.ID, idRE)})
 	}
-	for _, e := range cp.Problems() {
-		var te *task.Error
-		if errors.As(e, &te) {
-			problems = append(problems, [2]string{strings.TrimPrefix(te.Field, "params."), te.Msg})
-		} else {
-			problems = append(problems, [2]string{"", e.Error()})
-		}
-	}
+	problems = append(problems, subProblems(cp)...)
 	if len(problems) == 0 {
 		if err := c.check(); err != nil {
 			problems = append(problems, [2]string{"stat", err.Error()})
 		}
 	}
 	return c, problems
+}
+
+// subProblems returns the problems of parameters decoded from one entry of
+// a list (a claim, a tuning) as (field within the entry, message), so that
+// the caller names them once, under the entry's own field.
+func subProblems(sub *task.Params) [][2]string {
+	var out [][2]string
+	for _, e := range sub.Problems() {
+		var te *task.Error
+		if errors.As(e, &te) {
+			out = append(out, [2]string{strings.TrimPrefix(te.Field, "params."), te.Msg})
+		} else {
+			out = append(out, [2]string{"", e.Error()})
+		}
+	}
+	return out
+}
+
+// entryField names a field within a list entry ("claims[2]" and "id" give
+// "claims[2].id"; an empty field, the entry itself).
+func entryField(entry, field string) string {
+	if field == "" {
+		return entry
+	}
+	return entry + "." + field
 }
 
 // decodeBound reads a bound claim's "bound" mapping (coef, panel_add,

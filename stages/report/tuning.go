@@ -46,8 +46,8 @@ func decodeTuning(p *task.Params) []Tuning {
 		if (t.Stage == "") == (t.Note == "") {
 			p.Errorf(field, "give exactly one of stage and note")
 		}
-		for _, e := range tp.Problems() {
-			p.Errorf(field, "%v", e)
+		for _, pr := range subProblems(tp) {
+			p.Errorf(entryField(field, pr[0]), "%s", pr[1])
 		}
 		out = append(out, t)
 	}
