@@ -131,14 +131,11 @@ func printInterim(w io.Writer, doc *interimDoc) {
 			fmt.Fprintf(w, "  %-24s pending: %s\n", f.Task, f.Pending)
 		}
 	}
-	for _, cl := range doc.Claims {
-		fmt.Fprintf(w, "%-13s %-24s %-18s %s\n", cl.Verdict, cl.ID, cl.Figure, cl.Section)
+	rows := make([]verdictRow, len(doc.Claims))
+	for i, cl := range doc.Claims {
+		rows[i] = verdictRow{ID: cl.ID, Figure: cl.Figure, Section: cl.Section, Verdict: cl.Verdict}
 	}
-	var parts []string
-	for _, v := range report.Verdicts() {
-		parts = append(parts, fmt.Sprintf("%d %s", doc.Counts[string(v)], v.Words()))
-	}
-	fmt.Fprintf(w, "%s; %d pending (their figures cannot be made yet)\n", strings.Join(parts, ", "), len(doc.Pending))
+	fmt.Fprintf(w, "%s; %d pending (their figures cannot be made yet)\n", printVerdicts(w, rows, doc.Counts), len(doc.Pending))
 }
 
 // interimMaker makes the figures of an interim report, opening one scratch

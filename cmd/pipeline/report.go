@@ -73,28 +73,42 @@ func cmdReport(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, e
 		return exitOK, err
 	}
 	var doc struct {
-		Claims []struct {
-			ID, Figure, Section, Verdict string
-		}
+		Claims []verdictRow
 		Counts map[string]int
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return exitFailed, err
 	}
-	for _, cl := range doc.Claims {
-		fmt.Fprintf(stdout, "%-13s %-24s %-18s %s\n", cl.Verdict, cl.ID, cl.Figure, cl.Section)
-	}
-	var parts []string
-	for _, v := range report.Verdicts() {
-		parts = append(parts, fmt.Sprintf("%d %s", doc.Counts[string(v)], v.Words()))
-	}
-	fmt.Fprintf(stdout, "%s\n", strings.Join(parts, ", "))
+	fmt.Fprintf(stdout, "%s\n", printVerdicts(stdout, doc.Claims, doc.Counts))
 	for _, name := range slices.Sorted(maps.Keys(res.Figures)) {
 		if f := res.Figures[name]; strings.HasPrefix(name, "report.") || name == "claims.json" {
 			fmt.Fprintf(stdout, "report %s %s\n", f.Path, f.ID)
 		}
 	}
 	return exitOK, nil
+}
+
+// verdictRow is what a claims table line shows of a claim (read from
+// claims.json without its findings).
+type verdictRow struct {
+	ID      string         `json:"id"`
+	Figure  string         `json:"figure"`
+	Section string         `json:"section"`
+	Verdict report.Verdict `json:"verdict"`
+}
+
+// printVerdicts prints a line per claim (verdict, id, figure, section) and
+// returns the verdict counts in the report's order ("N holds, N
+// contradicted, N not shown, N reported").
+func printVerdicts(w io.Writer, claims []verdictRow, counts map[string]int) string {
+	for _, cl := range claims {
+		fmt.Fprintf(w, "%-13s %-24s %-18s %s\n", cl.Verdict, cl.ID, cl.Figure, cl.Section)
+	}
+	var parts []string
+	for _, v := range report.Verdicts() {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[string(v)], v.Words()))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // reportOutput reads one file of the report task's latest output.
