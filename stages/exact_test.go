@@ -1,7 +1,6 @@
 package stages_test
 
 import (
-	"math"
 	"testing"
 
 	"zorepro/algos"
@@ -21,11 +20,7 @@ func exactSource() stream.Source { return stream.New(97554704, "test/algos/exact
 // newExAct is exact.New with Options{Parallel: par}, failing t on error.
 func newExAct(t testing.TB, cfg exact.Config, env episodic.Episodic, src stream.Source, par episodic.Parallel) *exact.ExAct {
 	t.Helper()
-	m, err := exact.New(cfg, env, src, episodic.Options{Parallel: par})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return episodictest.Must(t, exact.New, cfg, env, src, par)
 }
 
 // TestExActFactory: the factory builds ExAct on the LQR at W = 0 (n = 100).
@@ -87,17 +82,7 @@ func TestExActEstimatorAscends(t *testing.T) {
 			mean[j] += G[j] / iters
 		}
 	}
-	var dp, nm, ng float64
-	for j := range mean {
-		dp -= mean[j] * gradJ[j]
-		nm += mean[j] * mean[j]
-		ng += gradJ[j] * gradJ[j]
-	}
-	cos := dp / math.Sqrt(nm*ng)
-	t.Logf("cos(mean G, −∇J) = %.3f", cos)
-	if !(cos > 0.5) {
-		t.Errorf("cos(mean G, −∇J) = %v, want > 0.5", cos)
-	}
+	checkUphill(t, mean, gradJ)
 }
 
 // BenchmarkExActIterationLQR is one iteration on the paper's LQR

@@ -3,6 +3,7 @@ package stages_test
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -25,23 +26,8 @@ const epsMach = 0x1p-52
 // of the stream "init", refuses an invalid batch and a state of the wrong
 // dimension.
 func TestNewtonFactory(t *testing.T) {
-	src := stream.New(1, "t", nil)
-	in := linreg.Generate(3, src.Rand("instance"))
-	f := newton.Factory[*linreg.Instance]{}
-	cfg := newton.Config{Batch: 64}
-	m, err := f.New(cfg, in, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w0 := in.InitialWeights(src.Rand("init")); !floats.Equal(m.Params(), w0) {
-		t.Errorf("initial weights %v, want %v from the stream \"init\"", m.Params(), w0)
-	}
-	if _, err := f.New(newton.Config{}, in, src); !errors.Is(err, newton.ErrConfig) {
-		t.Errorf("New with Batch 0: %v", err)
-	}
-	if err := m.UnmarshalState([]byte("ZNWT\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")); !errors.Is(err, blob.ErrFormat) {
-		t.Errorf("wrong-length state: %v", err)
-	}
+	checkLinregFactory(t, newton.Factory[*linreg.Instance]{}.New, newton.Config{Batch: 64}, newton.Config{}, newton.ErrConfig,
+		"ZNWT\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")
 }
 
 // dampedLSStep returns the reference step Δ with w1 = w − Δ the minimizer
@@ -175,4 +161,28 @@ func BenchmarkNewtonStepD1000(b *testing.B) {
 		samples += st.Samples
 	}
 	b.ReportMetric(float64(samples)/b.Elapsed().Seconds(), "samples/s")
+}
+
+// checkLinregFactory: newMethod (a factory's New) builds, from cfg, a
+// method on a d = 3 linear-regression instance that starts at the
+// instance's InitialWeights of the stream "init"; it refuses bad with
+// errConfig; the method refuses state, a state of the wrong length, with
+// blob.ErrFormat.
+func checkLinregFactory[C any](t *testing.T, newMethod func(C, *linreg.Instance, stream.Source) (algos.Method, error), cfg, bad C, errConfig error, state string) {
+	t.Helper()
+	src := stream.New(1, "t", nil)
+	in := linreg.Generate(3, src.Rand("instance"))
+	m, err := newMethod(cfg, in, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w0 := in.InitialWeights(src.Rand("init")); !slices.Equal(m.Params(), w0) {
+		t.Errorf("initial weights %v, want %v from the stream \"init\"", m.Params(), w0)
+	}
+	if _, err := newMethod(bad, in, src); !errors.Is(err, errConfig) {
+		t.Errorf("New with %+v: %v, want %v", bad, err, errConfig)
+	}
+	if err := m.UnmarshalState([]byte(state)); !errors.Is(err, blob.ErrFormat) {
+		t.Errorf("wrong-length state: %v", err)
+	}
 }

@@ -12,7 +12,6 @@ import (
 	"zorepro/algos/algostest"
 	"zorepro/algos/nreinforce"
 	"zorepro/envs/linreg"
-	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 	"zorepro/pipeline/trajectory"
@@ -23,11 +22,7 @@ import (
 
 func newNR(t testing.TB, cfg nreinforce.Config, in *linreg.Instance, w0 []float64, src stream.Source) *nreinforce.NREINFORCE[*linreg.GaussianPolicy] {
 	t.Helper()
-	n, err := nreinforce.New[*linreg.GaussianPolicy](cfg, in, w0, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return algostest.Must(t, nreinforce.New[*linreg.GaussianPolicy], cfg, nreinforce.Problem[*linreg.GaussianPolicy](in), w0, src)
 }
 
 // fNorm returns √(sᵀFs), summed with plain loops over the full matrix.
@@ -179,15 +174,7 @@ func TestNREINFORCELearnsLinreg(t *testing.T) {
 	src := stream.New(5488, "test/nreinforce/learn", nil)
 	in := linreg.Generate(10, src.Rand("instance"))
 	w0 := in.InitialWeights(src.Rand("w0"))
-	n := newNR(t, nreinforce.Config{LR: 2, Batch: 512, Beta: 0.5}, in, w0, src)
-	for it := int64(1); it <= 50; it++ {
-		if _, err := n.Step(it); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if a, b := in.PopulationLoss(w0), in.PopulationLoss(n.Params()); !(b < a/10) {
-		t.Errorf("population loss %v → %v after 50 iterations", a, b)
-	}
+	checkCutsLoss(t, in, w0, newNR(t, nreinforce.Config{LR: 2, Batch: 512, Beta: 0.5}, in, w0, src), 1, 50)
 }
 
 // TestNREINFORCEResume: interrupted and resumed runs give identical trajectories, in
@@ -236,21 +223,8 @@ func TestNREINFORCEFactory(t *testing.T) {
 	if h := f.Hyper(); !slices.Equal(h, []string{"lr"}) {
 		t.Errorf("Hyper = %v", h)
 	}
-	src := stream.New(1, "t", nil)
-	in := linreg.Generate(3, src.Rand("instance"))
-	m, err := f.New(cfg, in, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w0 := in.InitialWeights(src.Rand("init")); !slices.Equal(m.Params(), w0) {
-		t.Errorf("initial weights %v, want %v from the stream \"init\"", m.Params(), w0)
-	}
-	if _, err := f.New(nreinforce.Config{}, in, src); !errors.Is(err, nreinforce.ErrConfig) {
-		t.Errorf("New with a zero Config: %v", err)
-	}
-	if err := m.UnmarshalState([]byte("ZNRF\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")); !errors.Is(err, blob.ErrFormat) {
-		t.Errorf("wrong-length state: %v", err)
-	}
+	checkLinregFactory(t, f.New, cfg, nreinforce.Config{}, nreinforce.ErrConfig,
+		"ZNRF\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")
 }
 
 // BenchmarkNREINFORCEStepD1000 measures natural REINFORCE iterations at d = 1000

@@ -23,11 +23,21 @@ import (
 
 func newREINFORCE[P reinforce.Policy](t testing.TB, cfg reinforce.Config, p reinforce.Problem[P], w0 []float64, src stream.Source) *reinforce.REINFORCE[P] {
 	t.Helper()
-	r, err := reinforce.New(cfg, p, w0, src)
-	if err != nil {
-		t.Fatal(err)
+	return algostest.Must(t, reinforce.New[P], cfg, p, w0, src)
+}
+
+// checkCutsLoss runs Steps from..to of m, a method on in started at w0,
+// and fails t unless they cut the population loss by more than 10×.
+func checkCutsLoss(t *testing.T, in *linreg.Instance, w0 []float64, m algos.Method, from, to int64) {
+	t.Helper()
+	for it := from; it <= to; it++ {
+		if _, err := m.Step(it); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return r
+	if a, b := in.PopulationLoss(w0), in.PopulationLoss(m.Params()); !(b < a/10) {
+		t.Errorf("population loss %v → %v after %d iterations", a, b, to)
+	}
 }
 
 // linregREINFORCE is the paper's linear-regression configuration (§3.5).
@@ -83,15 +93,7 @@ func TestREINFORCELinregLearns(t *testing.T) {
 	src := stream.New(5488, "test/reinforce/learn", nil)
 	in := linreg.Generate(10, src.Rand("instance"))
 	w0 := in.InitialWeights(src.Rand("w0"))
-	r := newREINFORCE[*linreg.GaussianPolicy](t, linregREINFORCE(0.08), in, w0, src)
-	for it := int64(1); it <= 100; it++ {
-		if _, err := r.Step(it); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if a, b := in.PopulationLoss(w0), in.PopulationLoss(r.Params()); !(b < a/10) {
-		t.Errorf("population loss %v → %v after 100 iterations", a, b)
-	}
+	checkCutsLoss(t, in, w0, newREINFORCE[*linreg.GaussianPolicy](t, linregREINFORCE(0.08), in, w0, src), 1, 100)
 }
 
 // TestREINFORCELinregResume: interrupted and resumed runs give identical

@@ -22,11 +22,7 @@ import (
 
 func newSGD[L sgd.Loss](t testing.TB, cfg sgd.Config, p sgd.Problem[L], theta0 []float64, src stream.Source) *sgd.SGD[L] {
 	t.Helper()
-	s, err := sgd.New(cfg, p, theta0, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return algostest.Must(t, sgd.New[L], cfg, p, theta0, src)
 }
 
 // TestSGDLinregTrainLoss: the metric equals linreg.Loss on the same batch
@@ -41,12 +37,7 @@ func TestSGDLinregTrainLoss(t *testing.T) {
 	if got, want := st.Metrics[0].Value, linreg.Loss(w0, X, y); got != want {
 		t.Errorf("train_loss %v, linreg.Loss %v", got, want)
 	}
-	for it := int64(2); it <= 300; it++ {
-		s.Step(it)
-	}
-	if a, b := in.PopulationLoss(w0), in.PopulationLoss(s.Params()); !(b < a/10) {
-		t.Errorf("population loss %v → %v after 300 iterations", a, b)
-	}
+	checkCutsLoss(t, in, w0, s, 2, 300)
 }
 
 // TestSGDLinregResume: interrupted and resumed runs give identical

@@ -1,5 +1,5 @@
 // Package algostest provides test helpers for algos.Method implementations:
-// an in-memory Recorder and a checker that interrupting and resuming a run
+// a constructor that fails the test, an in-memory Recorder and a checker that interrupting and resuming a run
 // from checkpoints reproduces the uninterrupted run bit for bit.
 package algostest
 
@@ -12,8 +12,21 @@ import (
 	"testing"
 
 	"zorepro/algos"
+	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
+
+// Must is newMethod(cfg, p, w0, src), failing t on error; newMethod is the
+// New of a method that starts from given parameters (reinforce.New,
+// sgd.New, nreinforce.New, instantiated).
+func Must[C, P, M any](t testing.TB, newMethod func(C, P, []float64, stream.Source) (M, error), cfg C, p P, w0 []float64, src stream.Source) M {
+	t.Helper()
+	m, err := newMethod(cfg, p, w0, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
 
 // MemRecorder is an in-memory algos.Recorder.
 type MemRecorder struct {

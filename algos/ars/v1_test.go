@@ -3,7 +3,6 @@ package ars
 import (
 	"errors"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -19,35 +18,7 @@ func testSourceV1() stream.Source { return stream.New(53307867, "test/algos/arsv
 // mustNewV1 is NewV1 with Options{Parallel: par}, failing t on error.
 func mustNewV1(t testing.TB, cfg V1Config, env episodic.Episodic, src stream.Source, par episodic.Parallel) *V1 {
 	t.Helper()
-	m, err := NewV1(cfg, env, src, episodic.Options{Parallel: par})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-// fakeEnv is a tiny episodic environment: p×n policy, horizon h; the return
-// is Σ_ij W_ij·(i+2j+1) plus one normal from rng (the "reset"), and the
-// episode fails when fail(W) is true.
-type fakeEnv struct {
-	p, n, h int
-	fail    func(W []float64) bool
-}
-
-func (f *fakeEnv) ObsDim() int  { return f.n }
-func (f *fakeEnv) ActDim() int  { return f.p }
-func (f *fakeEnv) Horizon() int { return f.h }
-func (f *fakeEnv) Rollout(rng *rand.Rand, W []float64, _ int, _, _ []float64) (float64, error) {
-	if f.fail != nil && f.fail(W) {
-		return 0, errors.New("simulation unstable")
-	}
-	var r float64
-	for i := 0; i < f.p; i++ {
-		for j := 0; j < f.n; j++ {
-			r += W[i*f.n+j] * float64(i+2*j+1)
-		}
-	}
-	return r + rng.NormFloat64(), nil
+	return episodictest.Must(t, NewV1, cfg, env, src, par)
 }
 
 // TestV1RewardStdHand: r⁺ = [2, 2], r⁻ = [−2, −2] have mean 0 and
@@ -117,7 +88,7 @@ func TestPerturb(t *testing.T) {
 // ε_k from "directions"(it, k), episodes from "episodes"(it, k, sign), σ,
 // Gradient, ES-Adam ascent; 2·N·H samples; train_return the mean.
 func TestStepComposition(t *testing.T) {
-	env := &fakeEnv{p: 2, n: 3, h: 7}
+	env := &episodictest.Fake{P: 2, N: 3, H: 7}
 	cfg := V1Config{Alpha: 0.05, Directions: 3, Nu: 0.2}
 	src := testSourceV1()
 	a := mustNewV1(t, cfg, env, src, nil)
@@ -162,7 +133,7 @@ func TestStepComposition(t *testing.T) {
 // by about ±α (ES-Adam, spec §1).
 func TestFirstStepAlpha(t *testing.T) {
 	const alpha = 0.03
-	a := mustNewV1(t, V1Config{Alpha: alpha, Directions: 4, Nu: 0.1}, &fakeEnv{p: 2, n: 5, h: 3}, testSourceV1(), nil)
+	a := mustNewV1(t, V1Config{Alpha: alpha, Directions: 4, Nu: 0.1}, &episodictest.Fake{P: 2, N: 5, H: 3}, testSourceV1(), nil)
 	if _, err := a.Step(1); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +148,7 @@ func TestFirstStepAlpha(t *testing.T) {
 // appended, and Done ends the driver's run at that iteration (the third,
 // after 3·2·2·5 samples).
 func TestConverger(t *testing.T) {
-	env := &episodictest.Stopper{Episodic: &fakeEnv{p: 1, n: 2, h: 5}, StopAt: 3}
+	env := &episodictest.Stopper{Episodic: &episodictest.Fake{P: 1, N: 2, H: 5}, StopAt: 3}
 	src := testSourceV1()
 	a := mustNewV1(t, V1Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, src, nil)
 	episodictest.CheckConverger(t, a, src, 3, 3*2*2*5)
@@ -186,7 +157,7 @@ func TestConverger(t *testing.T) {
 // TestRolloutError: a failing episode fails the Step with the error wrapped
 // (serial and parallel), and W is unchanged.
 func TestRolloutError(t *testing.T) {
-	boom := &fakeEnv{p: 1, n: 2, h: 5, fail: func(W []float64) bool { return W[0] < 0 }}
+	boom := &episodictest.Fake{P: 1, N: 2, H: 5, Fail: func(W []float64) bool { return W[0] < 0 }}
 	episodictest.CheckRolloutError(t, func(par episodic.Parallel) algos.Method {
 		return mustNewV1(t, V1Config{Alpha: 0.01, Directions: 3, Nu: 0.1}, boom, testSourceV1(), par)
 	}, []float64{0, 0})
@@ -195,11 +166,11 @@ func TestRolloutError(t *testing.T) {
 // TestUnmarshalStateErrors: W is 1×3; the bad blob has an ES-Adam over 5
 // coordinates.
 func TestUnmarshalStateErrors(t *testing.T) {
-	env := &fakeEnv{p: 1, n: 3, h: 2}
+	env := &episodictest.Fake{P: 1, N: 3, H: 2}
 	newARS := func(env episodic.Episodic) *V1 {
 		return mustNewV1(t, V1Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, testSourceV1(), nil)
 	}
-	episodictest.CheckStateErrors(t, newARS(env), newARS(env), newARS(&fakeEnv{p: 1, n: 4, h: 2}), v1StateMagic, v1StateVersion, 5)
+	episodictest.CheckStateErrors(t, newARS(env), newARS(env), newARS(&episodictest.Fake{P: 1, N: 4, H: 2}), v1StateMagic, v1StateVersion, 5)
 }
 
 func TestFactory(t *testing.T) {
@@ -217,11 +188,11 @@ func TestFactory(t *testing.T) {
 	if err := p.Err(); err == nil {
 		t.Fatal("invalid parameters accepted")
 	}
-	m, err := f.New(cfg, &fakeEnv{p: 2, n: 5, h: 3}, testSourceV1())
+	m, err := f.New(cfg, &episodictest.Fake{P: 2, N: 5, H: 3}, testSourceV1())
 	if err != nil || len(m.Params()) != 10 {
 		t.Fatalf("New: %v", err)
 	}
-	if _, err := NewV1(V1Config{Alpha: math.Inf(1), Directions: 1, Nu: 1}, &fakeEnv{p: 1, n: 1, h: 1}, testSourceV1(), episodic.Options{}); !errors.Is(err, episodic.ErrConfig) {
+	if _, err := NewV1(V1Config{Alpha: math.Inf(1), Directions: 1, Nu: 1}, &episodictest.Fake{P: 1, N: 1, H: 1}, testSourceV1(), episodic.Options{}); !errors.Is(err, episodic.ErrConfig) {
 		t.Fatalf("infinite alpha: %v", err)
 	}
 }

@@ -3,7 +3,6 @@ package exact
 import (
 	"errors"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -19,50 +18,7 @@ func testSource() stream.Source { return stream.New(97554704, "test/algos/exact"
 // mustNew is New with Options{Parallel: par}, failing t on error.
 func mustNew(t testing.TB, cfg Config, env episodic.Episodic, src stream.Source, par episodic.Parallel) *ExAct {
 	t.Helper()
-	m, err := New(cfg, env, src, episodic.Options{Parallel: par})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-// fake is a tiny episodic environment: the reset s_0 is n normals from rng
-// and s_t = s_0 + t; the return is Σ_ij W_ij·(i+2j+1) + Σ_i delta_i·(t+1)
-// plus one more normal. It fails when fail(W) is true.
-type fake struct {
-	p, n, h int
-	fail    func(W []float64) bool
-}
-
-func (f *fake) ObsDim() int  { return f.n }
-func (f *fake) ActDim() int  { return f.p }
-func (f *fake) Horizon() int { return f.h }
-func (f *fake) Rollout(rng *rand.Rand, W []float64, t int, delta, obs []float64) (float64, error) {
-	if f.fail != nil && f.fail(W) {
-		return 0, errors.New("simulation unstable")
-	}
-	s0 := make([]float64, f.n)
-	for j := range s0 {
-		s0[j] = rng.NormFloat64()
-	}
-	var r float64
-	for i := 0; i < f.p; i++ {
-		for j := 0; j < f.n; j++ {
-			r += W[i*f.n+j] * float64(i+2*j+1)
-		}
-	}
-	if delta != nil {
-		if t < 0 || t >= f.h {
-			panic("perturbed step out of range")
-		}
-		for _, d := range delta {
-			r += d * float64(t+1)
-		}
-		for j := range obs {
-			obs[j] = s0[j] + float64(t)
-		}
-	}
-	return r + rng.NormFloat64(), nil
+	return episodictest.Must(t, New, cfg, env, src, par)
 }
 
 // TestRewardStdHand: the N one-point placeholders count as zeros.
@@ -120,7 +76,7 @@ func TestGradientHand(t *testing.T) {
 // "timesteps"(it, k), ε_k from "directions"(it, k), the episode from
 // "episodes"(it, k); N·H samples; train_return the mean return.
 func TestStepComposition(t *testing.T) {
-	env := &fake{p: 2, n: 3, h: 7}
+	env := &episodictest.Fake{P: 2, N: 3, H: 7}
 	cfg := Config{Alpha: 0.05, Directions: 3, Nu: 0.2}
 	src := testSource()
 	e := mustNew(t, cfg, env, src, nil)
@@ -161,7 +117,7 @@ func TestStepComposition(t *testing.T) {
 // by about ±α.
 func TestFirstStepAlpha(t *testing.T) {
 	const alpha = 0.003
-	e := mustNew(t, Config{Alpha: alpha, Directions: 5, Nu: 0.1}, &fake{p: 2, n: 4, h: 6}, testSource(), nil)
+	e := mustNew(t, Config{Alpha: alpha, Directions: 5, Nu: 0.1}, &episodictest.Fake{P: 2, N: 4, H: 6}, testSource(), nil)
 	if _, err := e.Step(1); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +147,7 @@ func TestTimestepsUniform(t *testing.T) {
 // appended, and Done ends the driver's run at that iteration (the fourth,
 // after 4·2·5 samples).
 func TestConverger(t *testing.T) {
-	env := &episodictest.Stopper{Episodic: &fake{p: 1, n: 2, h: 5}, StopAt: 4}
+	env := &episodictest.Stopper{Episodic: &episodictest.Fake{P: 1, N: 2, H: 5}, StopAt: 4}
 	src := testSource()
 	e := mustNew(t, Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, src, nil)
 	episodictest.CheckConverger(t, e, src, 4, 4*2*5)
@@ -200,7 +156,7 @@ func TestConverger(t *testing.T) {
 // TestRolloutError: a failing episode fails the Step (serial and
 // parallel), and W is unchanged.
 func TestRolloutError(t *testing.T) {
-	boom := &fake{p: 1, n: 2, h: 5, fail: func([]float64) bool { return true }}
+	boom := &episodictest.Fake{P: 1, N: 2, H: 5, Fail: func([]float64) bool { return true }}
 	episodictest.CheckRolloutError(t, func(par episodic.Parallel) algos.Method {
 		return mustNew(t, Config{Alpha: 0.01, Directions: 3, Nu: 0.1}, boom, testSource(), par)
 	}, []float64{0, 0})
@@ -212,7 +168,7 @@ func TestUnmarshalStateErrors(t *testing.T) {
 	newExAct := func(env episodic.Episodic) *ExAct {
 		return mustNew(t, Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, testSource(), nil)
 	}
-	episodictest.CheckStateErrors(t, newExAct(&fake{p: 1, n: 3, h: 2}), newExAct(&fake{p: 1, n: 3, h: 2}), newExAct(&fake{p: 2, n: 3, h: 2}), stateMagic, stateVersion, 4)
+	episodictest.CheckStateErrors(t, newExAct(&episodictest.Fake{P: 1, N: 3, H: 2}), newExAct(&episodictest.Fake{P: 1, N: 3, H: 2}), newExAct(&episodictest.Fake{P: 2, N: 3, H: 2}), stateMagic, stateVersion, 4)
 }
 
 func TestFactory(t *testing.T) {
@@ -230,11 +186,11 @@ func TestFactory(t *testing.T) {
 	if err := p.Err(); err == nil {
 		t.Fatal("invalid parameters accepted")
 	}
-	m, err := f.New(cfg, &fake{p: 2, n: 5, h: 3}, testSource())
+	m, err := f.New(cfg, &episodictest.Fake{P: 2, N: 5, H: 3}, testSource())
 	if err != nil || len(m.Params()) != 10 {
 		t.Fatalf("New: %v", err)
 	}
-	if _, err := New(Config{Alpha: 1, Directions: 1, Nu: math.NaN()}, &fake{p: 1, n: 1, h: 1}, testSource(), episodic.Options{}); !errors.Is(err, episodic.ErrConfig) {
+	if _, err := New(Config{Alpha: 1, Directions: 1, Nu: math.NaN()}, &episodictest.Fake{P: 1, N: 1, H: 1}, testSource(), episodic.Options{}); !errors.Is(err, episodic.ErrConfig) {
 		t.Fatalf("NaN nu: %v", err)
 	}
 }

@@ -52,11 +52,7 @@ var _ Problem[*banditPolicy] = bandit{}
 
 func mustNew(t testing.TB, cfg Config, b bandit, w0 []float64) *REINFORCE[*banditPolicy] {
 	t.Helper()
-	r, err := New(cfg, b, w0, stream.New(3, "test/reinforce", nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return algostest.Must(t, New[*banditPolicy], cfg, Problem[*banditPolicy](b), w0, stream.New(3, "test/reinforce", nil))
 }
 
 // TestESAdamStepSubtracts: the first ES-Adam step SUBTRACTS (ĝ is a loss

@@ -90,11 +90,7 @@ func noiseless(wstar []float64) lsq {
 
 func mustNew(t testing.TB, cfg Config, p lsq, w0 []float64) *SGD[*lsqLoss] {
 	t.Helper()
-	s, err := New(cfg, p, w0, stream.New(1, "t", nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return algostest.Must(t, New[*lsqLoss], cfg, Problem[*lsqLoss](p), w0, stream.New(1, "t", nil))
 }
 
 // TestSingleStepHand: X = [[1,2],[1,0]], y = [1,3], w0 = [0,1], LR 0.5, B 2:

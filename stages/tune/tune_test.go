@@ -117,12 +117,21 @@ func testKinds() map[string]task.Kind {
 // run executes the two-stage dag and returns tune's outputs by name.
 func run(t *testing.T, sel string) map[string]string {
 	t.Helper()
-	dir := t.TempDir()
-	_, st, log := runDAG(t, dir, strings.Replace(dagText, "SELECT", sel, 1))
+	_, st, log := runDAG(t, t.TempDir(), strings.Replace(dagText, "SELECT", sel, 1))
 	defer log.Close()
-	states, _ := log.LastStates()
+	return outputs(t, st, log, "tune")
+}
+
+// outputs returns the files of the recorded output of the task named name,
+// by file name; it fails t when that task has no output.
+func outputs(t *testing.T, st *store.Store, log *events.Log, name string) map[string]string {
+	t.Helper()
+	states, err := log.LastStates()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range states {
-		if s.Task != "tune" {
+		if s.Task != name {
 			continue
 		}
 		id, _ := store.ParseID(s.Output)
@@ -142,7 +151,7 @@ func run(t *testing.T, sel string) map[string]string {
 		}
 		return out
 	}
-	t.Fatal("tune did not run")
+	t.Fatalf("%s did not run", name)
 	return nil
 }
 
@@ -306,31 +315,14 @@ func TestCarriedHyperparameters(t *testing.T) {
 	dir := t.TempDir()
 	_, st, log := runDAG(t, dir, carryDAG)
 	defer log.Close()
-	states, _ := log.LastStates()
 	var chosen struct {
 		Params      map[string]float64 `json:"params"`
 		Carried     map[string]float64 `json:"carried"`
 		CarriedFrom string             `json:"carried_from"`
 		Score       float64            `json:"score"`
 	}
-	for _, s := range states {
-		if s.Task != "second" {
-			continue
-		}
-		id, _ := store.ParseID(s.Output)
-		manifest, err := st.Get(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(strings.TrimSpace(string(manifest)), "\n")[1:] {
-			if f := strings.Fields(line); f[0] == "chosen.json" {
-				id, _ := store.ParseID(f[1])
-				b, _ := st.Get(id)
-				if err := json.Unmarshal(b, &chosen); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+	if err := json.Unmarshal([]byte(outputs(t, st, log, "second")["chosen.json"]), &chosen); err != nil {
+		t.Fatal(err)
 	}
 	if chosen.Params["a"] != 0.1 || chosen.Params["b"] != 2 || chosen.Score != 3.5 {
 		t.Errorf("second chose %+v, want a = 0.1, b = 2 (carried), score 3.5", chosen)

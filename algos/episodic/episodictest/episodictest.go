@@ -1,8 +1,9 @@
 // Package episodictest provides test helpers for the methods that train on
 // episodic.Episodic environments (ARS V1 in algos/ars, algos/exact): a
-// goroutine Parallel, a Converger wrapper, and checkers of the behaviour
-// both methods share (the Converger hook, rollout errors,
-// parallel-equals-serial, state restoring).
+// constructor that fails the test, a tiny fake environment, a goroutine
+// Parallel, a Converger wrapper, and checkers of the behaviour both methods
+// share (the Converger hook, rollout errors, parallel-equals-serial, state
+// restoring).
 package episodictest
 
 import (
@@ -20,6 +21,67 @@ import (
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
+
+// Must is newMethod(cfg, env, src, Options{Parallel: par}), failing t on
+// error: newMethod is ars.NewV1 or exact.New.
+func Must[C, M any](t testing.TB, newMethod func(C, episodic.Episodic, stream.Source, episodic.Options) (M, error),
+	cfg C, env episodic.Episodic, src stream.Source, par episodic.Parallel) M {
+	t.Helper()
+	m, err := newMethod(cfg, env, src, episodic.Options{Parallel: par})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Fake is a tiny episodic environment with a P×N policy and horizon H: the
+// reset s_0 is N normals from rng and s_t = s_0 + t; the return is
+// Σ_ij W_ij·(i+2j+1) + Σ_i delta_i·(t+1) plus one more normal. A rollout
+// fails when Fail(W) is true.
+type Fake struct {
+	P, N, H int
+	Fail    func(W []float64) bool
+}
+
+var _ episodic.Episodic = (*Fake)(nil)
+
+// ObsDim implements episodic.Episodic.
+func (f *Fake) ObsDim() int { return f.N }
+
+// ActDim implements episodic.Episodic.
+func (f *Fake) ActDim() int { return f.P }
+
+// Horizon implements episodic.Episodic.
+func (f *Fake) Horizon() int { return f.H }
+
+// Rollout implements episodic.Episodic; with delta it writes s_t to obs.
+func (f *Fake) Rollout(rng *rand.Rand, W []float64, t int, delta, obs []float64) (float64, error) {
+	if f.Fail != nil && f.Fail(W) {
+		return 0, errors.New("simulation unstable")
+	}
+	s0 := make([]float64, f.N)
+	for j := range s0 {
+		s0[j] = rng.NormFloat64()
+	}
+	var r float64
+	for i := 0; i < f.P; i++ {
+		for j := 0; j < f.N; j++ {
+			r += W[i*f.N+j] * float64(i+2*j+1)
+		}
+	}
+	if delta != nil {
+		if t < 0 || t >= f.H {
+			panic("perturbed step out of range")
+		}
+		for _, d := range delta {
+			r += d * float64(t+1)
+		}
+		for j := range obs {
+			obs[j] = s0[j] + float64(t)
+		}
+	}
+	return r + rng.NormFloat64(), nil
+}
 
 var _ episodic.Parallel = Goroutines
 
