@@ -17,6 +17,7 @@ import (
 	"zorepro/envs/mnist"
 	"zorepro/envs/mnist/lenet"
 	"zorepro/envs/mnist/mnisttest"
+	"zorepro/pipeline/blob/blobtest"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 )
@@ -217,15 +218,8 @@ func TestARSMNISTStepMatchesSpec(t *testing.T) {
 
 func cloneStat(t *testing.T, st *algos.RunningStat) *algos.RunningStat {
 	t.Helper()
-	b, err := st.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c algos.RunningStat
-	if err := c.UnmarshalBinary(b); err != nil {
-		t.Fatal(err)
-	}
-	return &c
+	c, _ := blobtest.RoundTrip(t, st)
+	return c
 }
 
 // TestARSMNISTSerialEqualsParallel: serial queries, one goroutine per direction and

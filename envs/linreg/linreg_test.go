@@ -1,7 +1,6 @@
 package linreg
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"math"
@@ -11,23 +10,12 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"zorepro/pipeline/blob/blobtest"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/trajectory"
 )
 
 func testSource() stream.Source { return stream.New(5488, "test/envs/linreg", nil) }
-
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}
 
 // TestCovarianceEigenvalues checks §3.1.2: the eigenvalues of
 // C = Factor·Factorᵀ are those of C0 = MᵀM sorted descending, the first ⌊d/2⌋
@@ -228,7 +216,7 @@ func TestSnapshotLayouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	// w̃ = [−0.5 − 2·0/2 − (−4)·1/4, 2/2, −4/4] = [0.5, 1, −1].
-	if !sameBits(raw, []float64{0.5, 1, -1}) {
+	if !blobtest.SameBits(raw, []float64{0.5, 1, -1}) {
 		t.Fatalf("RawWeights = %v, want [0.5 1 -1]", raw)
 	}
 	if _, err := in.EvalSnapshot("bogus", snap, X, y); !errors.Is(err, ErrLayout) {
@@ -274,11 +262,11 @@ func TestBatchDeterminism(t *testing.T) {
 	in := Generate(10, src.Rand("instance"))
 	X1, y1 := in.NewBatch(src.Rand("batch", 3), 17)
 	X2, y2 := in.NewBatch(src.Rand("batch", 3), 17)
-	if !sameBits(X1.RawMatrix().Data, X2.RawMatrix().Data) || !sameBits(y1, y2) {
+	if !blobtest.SameBits(X1.RawMatrix().Data, X2.RawMatrix().Data) || !blobtest.SameBits(y1, y2) {
 		t.Fatal("same stream, different batch")
 	}
 	X3, _ := in.NewBatch(src.Rand("batch", 4), 17)
-	if sameBits(X1.RawMatrix().Data, X3.RawMatrix().Data) {
+	if blobtest.SameBits(X1.RawMatrix().Data, X3.RawMatrix().Data) {
 		t.Fatal("different streams, same batch")
 	}
 	var xi float64
@@ -294,7 +282,7 @@ func TestBatchDeterminism(t *testing.T) {
 	if xi == 0 || math.Abs(xi) > 5*NoiseStd {
 		t.Fatalf("ξ = %v", xi)
 	}
-	if g1, g2 := Generate(10, src.Rand("instance")), in; !sameBits(g1.Factor.RawMatrix().Data, g2.Factor.RawMatrix().Data) {
+	if g1, g2 := Generate(10, src.Rand("instance")), in; !blobtest.SameBits(g1.Factor.RawMatrix().Data, g2.Factor.RawMatrix().Data) {
 		t.Fatal("Generate is not deterministic")
 	}
 }
@@ -303,25 +291,14 @@ func TestMarshalRoundTrip(t *testing.T) {
 	src := testSource()
 	for _, d := range []int{1, 2, 10} {
 		in := Generate(d, src.Rand("instance", uint64(d)))
-		b, err := in.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out Instance
-		if err := out.UnmarshalBinary(b); err != nil {
-			t.Fatal(err)
-		}
-		if out.D != in.D || !sameBits(out.WStar, in.WStar) || !sameBits(out.Lambda, in.Lambda) ||
-			!sameBits(out.Factor.RawMatrix().Data, in.Factor.RawMatrix().Data) {
+		out, _ := blobtest.RoundTrip(t, in)
+		if out.D != in.D || !blobtest.SameBits(out.WStar, in.WStar) || !blobtest.SameBits(out.Lambda, in.Lambda) ||
+			!blobtest.SameBits(out.Factor.RawMatrix().Data, in.Factor.RawMatrix().Data) {
 			t.Fatalf("d=%d: round trip differs", d)
-		}
-		b2, _ := out.MarshalBinary()
-		if !bytes.Equal(b, b2) {
-			t.Fatalf("d=%d: re-encoding differs", d)
 		}
 		X1, y1 := in.NewBatch(src.Rand("batch"), 5)
 		X2, y2 := out.NewBatch(src.Rand("batch"), 5)
-		if !sameBits(X1.RawMatrix().Data, X2.RawMatrix().Data) || !sameBits(y1, y2) {
+		if !blobtest.SameBits(X1.RawMatrix().Data, X2.RawMatrix().Data) || !blobtest.SameBits(y1, y2) {
 			t.Fatalf("d=%d: decoded instance draws different batches", d)
 		}
 	}
@@ -368,19 +345,7 @@ func FuzzUnmarshalBinary(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("ZLRI"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var in Instance
-		if err := in.UnmarshalBinary(data); err != nil {
-			return
-		}
-		b, err := in.MarshalBinary()
-		if err != nil {
-			t.Fatalf("decoded instance does not encode: %v", err)
-		}
-		if !bytes.Equal(b, data) {
-			t.Fatal("accepted encoding is not canonical")
-		}
-	})
+	f.Fuzz(blobtest.Canonical[Instance])
 }
 
 func TestInitialWeightsScale(t *testing.T) {
@@ -413,14 +378,7 @@ func floatsDot(a, b []float64) float64 {
 // generated instance, a decoded one and one built field by field.
 func TestBatchIsFactorTimesEps(t *testing.T) {
 	in := Generate(37, testSource().Rand("instance"))
-	enc, err := in.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dec Instance
-	if err := dec.UnmarshalBinary(enc); err != nil {
-		t.Fatal(err)
-	}
+	dec, _ := blobtest.RoundTrip(t, in)
 	bare := &Instance{D: in.D, WStar: in.WStar, Factor: in.Factor, Lambda: in.Lambda}
 	const n = 6
 	// The draws of Batch: ε row-major, then ξ.
@@ -430,7 +388,7 @@ func TestBatchIsFactorTimesEps(t *testing.T) {
 		eps[i] = rng.NormFloat64()
 	}
 	sqd := math.Sqrt(float64(in.D))
-	for name, inst := range map[string]*Instance{"generated": in, "decoded": &dec, "bare": bare} {
+	for name, inst := range map[string]*Instance{"generated": in, "decoded": dec, "bare": bare} {
 		X, _ := inst.NewBatch(testSource().Rand("batch"), n)
 		for i := 0; i < n; i++ {
 			for j := 1; j < in.Dim(); j++ {

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"zorepro/pipeline/blob/blobtest"
 	"zorepro/pipeline/stream"
 )
 
@@ -58,18 +59,9 @@ func TestGradientDrawsItsStreams(t *testing.T) {
 		q.Noise[i] = rng.NormFloat64()
 	}
 	want := make([]float64, in.Dim())
-	if wr := q.estimate(want, w); wr != r || !equalBits(g, want) {
+	if wr := q.estimate(want, w); wr != r || !blobtest.SameBits(g, want) {
 		t.Errorf("Gradient differs from the estimate on its streams' batch")
 	}
-}
-
-func equalBits(a, b []float64) bool {
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return len(a) == len(b)
 }
 
 // TestNewPolicyNeedsBeta: the Gaussian policy refuses a missing β.

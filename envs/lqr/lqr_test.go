@@ -1,7 +1,6 @@
 package lqr
 
 import (
-	"bytes"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -12,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"zorepro/pipeline/blob"
+	"zorepro/pipeline/blob/blobtest"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 	"zorepro/pipeline/trajectory"
@@ -537,16 +537,8 @@ func TestConverged(t *testing.T) {
 // TestEncoding: round trip, determinism, and rejection of malformed blobs.
 func TestEncoding(t *testing.T) {
 	in := testInstance(t, 7, 13, 0.05)
-	b, err := in.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out Instance
-	if err := out.UnmarshalBinary(b); err != nil {
-		t.Fatal(err)
-	}
-	b2, _ := out.MarshalBinary()
-	if !bytes.Equal(b, b2) || out.N != 7 || out.H != 13 || out.Noise != 0.05 || out.Tol != DefaultTolerance || !slices.Equal(out.X0, in.X0) {
+	out, b := blobtest.RoundTrip(t, in)
+	if out.N != 7 || out.H != 13 || out.Noise != 0.05 || out.Tol != DefaultTolerance || !slices.Equal(out.X0, in.X0) {
 		t.Fatalf("round trip: %+v", out)
 	}
 	bad := func(name string, f func(*Instance)) {

@@ -10,6 +10,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"zorepro/pipeline/blob"
+	"zorepro/pipeline/blob/blobtest"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -17,16 +18,8 @@ func TestRoundTrip(t *testing.T) {
 		Header: Header{Method: "ars", Layout: Normalized, EvalBatch: 10},
 		Points: []Point{{1, 20, []float64{1, math.NaN(), math.Inf(-1)}}, {5, 100, []float64{0, math.Copysign(0, -1), 3}}},
 	}
-	b, err := tr.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out Trajectory
-	if err := out.UnmarshalBinary(b); err != nil {
-		t.Fatal(err)
-	}
-	b2, _ := out.MarshalBinary()
-	if !bytes.Equal(b, b2) || out.Header != tr.Header || len(out.Points) != 2 {
+	out, _ := blobtest.RoundTrip(t, tr)
+	if out.Header != tr.Header || len(out.Points) != 2 {
 		t.Fatalf("round trip differs: %+v", out.Header)
 	}
 	bad := []*Trajectory{
@@ -107,19 +100,7 @@ func FuzzTrajectory(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte("ZTRJ\x01\x00\x00\x00"))
 	f.Add(v1("", "eval_batch", "064"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var tr Trajectory
-		if err := tr.UnmarshalBinary(data); err != nil {
-			return
-		}
-		b, err := tr.MarshalBinary()
-		if err != nil {
-			t.Fatalf("accepted trajectory does not encode: %v", err)
-		}
-		if !bytes.Equal(b, data) {
-			t.Fatal("accepted encoding is not canonical")
-		}
-	})
+	f.Fuzz(blobtest.Canonical[Trajectory])
 }
 
 // TestDigest pins Digest to xxhash64 of the little-endian float bits,

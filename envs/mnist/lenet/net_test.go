@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"zorepro/pipeline/blob/blobtest"
 )
 
 // conv1 by hand: one image with three non-zero pixels, integer kernels
@@ -139,7 +141,7 @@ func TestBatchInvariance(t *testing.T) {
 	for b := 0; b < 70; b++ {
 		got := one.Forward(theta, x[b*InputSize:(b+1)*InputSize], Eval, nil)
 		want := all[b*Classes : (b+1)*Classes]
-		if bitsEqual(got, want) {
+		if blobtest.SameBits(got, want) {
 			continue
 		}
 		differ++
@@ -153,18 +155,6 @@ func TestBatchInvariance(t *testing.T) {
 		}
 	}
 	t.Logf("%s: %d of 70 images differ in some bit between alone and in a batch of 70", BLAS(), differ)
-}
-
-func bitsEqual(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // pass runs Forward (Train, a fixed dropout stream) and the cross-entropy
@@ -201,11 +191,11 @@ func TestDeterministic(t *testing.T) {
 	}
 	l1, g1 := run(1)
 	l4, g4 := run(4)
-	if !bitsEqual(l1, l4) || !bitsEqual(g1, g4) {
+	if !blobtest.SameBits(l1, l4) || !blobtest.SameBits(g1, g4) {
 		t.Error("results differ between GOMAXPROCS 1 and 4")
 	}
 	l, g := pass(New(64), theta, x, y)
-	if !bitsEqual(l, l1) || !bitsEqual(g, g1) {
+	if !blobtest.SameBits(l, l1) || !blobtest.SameBits(g, g1) {
 		t.Error("a fresh Net gives different bits")
 	}
 	// Eight Nets passing at once, as tasks and ARS's workers do (OpenBLAS
@@ -218,7 +208,7 @@ func TestDeterministic(t *testing.T) {
 			ok := true
 			for range 5 {
 				l, g := pass(net, theta, x, y)
-				ok = ok && bitsEqual(l, l1) && bitsEqual(g, g1)
+				ok = ok && blobtest.SameBits(l, l1) && blobtest.SameBits(g, g1)
 			}
 			same[i] = ok
 		})
