@@ -13,6 +13,7 @@ import (
 
 	"zorepro/pipeline"
 	"zorepro/pipeline/events"
+	"zorepro/pipeline/pipelinetest"
 	"zorepro/pipeline/store"
 )
 
@@ -193,15 +194,7 @@ func TestCorruptCheckpointRestartsTask(t *testing.T) {
 	}
 	h.walk.gate = nil
 
-	log, err := events.Open(filepath.Join(storeDir, "events.db"), events.Options{Timeout: time.Second, ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := log.Events("b/seed=2")
-	log.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	evs := pipelinetest.ReadLog(t, storeDir, func(l *events.Log) ([]events.Event, error) { return l.Events("b/seed=2") })
 	var ckpt *events.Checkpoint
 	for _, ev := range evs {
 		if ev.Type == events.TypeCheckpoint {
@@ -229,7 +222,7 @@ func TestCorruptCheckpointRestartsTask(t *testing.T) {
 	if !quarantined(t, storeDir, id) {
 		t.Errorf("damaged checkpoint %s not in quarantine", id)
 	}
-	log, err = events.Open(filepath.Join(storeDir, "events.db"), events.Options{Timeout: time.Second, ReadOnly: true})
+	log, err := events.Open(filepath.Join(storeDir, "events.db"), events.Options{Timeout: time.Second, ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"zorepro/pipeline"
 	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
+	"zorepro/pipeline/pipelinetest"
 	"zorepro/pipeline/store"
 )
 
@@ -118,26 +119,18 @@ func TestDispatchedRunMatchesLocal(t *testing.T) {
 func checkIters(t *testing.T, storeA, storeB, task string) {
 	t.Helper()
 	iters := func(dir string) string {
-		log, err := events.Open(filepath.Join(dir, "events.db"), events.Options{ReadOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer log.Close()
-		runs, err := log.IterRuns(task)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		for _, run := range runs {
-			its, err := log.Iterations(task, run)
-			if err != nil {
-				t.Fatal(err)
+		return pipelinetest.ReadLog(t, dir, func(log *events.Log) (string, error) {
+			runs, err := log.IterRuns(task)
+			var b strings.Builder
+			for _, run := range runs {
+				its, ierr := log.Iterations(task, run)
+				err = errors.Join(err, ierr)
+				for _, it := range its {
+					fmt.Fprintf(&b, "%d %d %v;", it.Iteration, it.Samples, it.Metrics)
+				}
 			}
-			for _, it := range its {
-				fmt.Fprintf(&b, "%d %d %v;", it.Iteration, it.Samples, it.Metrics)
-			}
-		}
-		return b.String()
+			return b.String(), err
+		})
 	}
 	if a, b := iters(storeA), iters(storeB); a != b || a == "" {
 		t.Errorf("%s: iterations differ:\n%s\n%s", task, a, b)

@@ -16,6 +16,7 @@ import (
 
 	"zorepro/pipeline"
 	"zorepro/pipeline/events"
+	"zorepro/pipeline/pipelinetest"
 	"zorepro/pipeline/store"
 )
 
@@ -37,20 +38,8 @@ func (f *fullDisk) Write(p []byte) (int, error) {
 // the log under storeDir.
 func runEvents(t *testing.T, storeDir string, run uint64) ([]events.Event, []events.StateRecord) {
 	t.Helper()
-	log, err := events.Open(filepath.Join(storeDir, "events.db"), events.Options{Timeout: time.Second, ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	evs, err := log.RunEvents(run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	states, err := log.LastStates()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return evs, states
+	evs := pipelinetest.ReadLog(t, storeDir, func(l *events.Log) ([]events.Event, error) { return l.RunEvents(run) })
+	return evs, pipelinetest.ReadLog(t, storeDir, (*events.Log).LastStates)
 }
 
 func mustContain(t *testing.T, msg string, wants ...string) {

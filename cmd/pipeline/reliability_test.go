@@ -17,6 +17,7 @@ import (
 	"zorepro/pipeline"
 	"zorepro/pipeline/codeid"
 	"zorepro/pipeline/events"
+	"zorepro/pipeline/pipelinetest"
 	"zorepro/pipeline/store"
 )
 
@@ -214,13 +215,7 @@ func TestFullDiskStopsRun(t *testing.T) {
 	if tmp, _ := os.ReadDir(filepath.Join(storeDir, "tmp")); len(tmp) != 0 {
 		t.Errorf("temp files left: %v", tmp)
 	}
-	log, err := events.Open(filepath.Join(storeDir, "events.db"), events.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	runs, err := log.Runs()
-	if err != nil || len(runs) != 1 || runs[0].State != events.RunInterrupted {
-		t.Fatalf("recorded runs %+v, %v; want one interrupted run", runs, err)
+	if runs := pipelinetest.ReadLog(t, storeDir, (*events.Log).Runs); len(runs) != 1 || runs[0].State != events.RunInterrupted {
+		t.Fatalf("recorded runs %+v; want one interrupted run", runs)
 	}
 }

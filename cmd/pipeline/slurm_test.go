@@ -48,15 +48,7 @@ func lastOutputs(t *testing.T, store string) map[string]string {
 // doneEvents counts a task's "done" events across every run of a store.
 func doneEvents(t *testing.T, store, task string) int {
 	t.Helper()
-	log, err := events.Open(filepath.Join(store, "events.db"), events.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	evs, err := log.Events(task)
-	if err != nil {
-		t.Fatal(err)
-	}
+	evs := pipelinetest.ReadLog(t, store, func(l *events.Log) ([]events.Event, error) { return l.Events(task) })
 	n := 0
 	for _, ev := range evs {
 		if ev.Type == events.TypeState && ev.State == events.StateDone {

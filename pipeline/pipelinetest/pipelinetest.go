@@ -1,7 +1,7 @@
 // Package pipelinetest provides the engine's test doubles, shared by the
 // tests of the engine, of provenance and of the CLI: a code identity whose
 // packages can be "edited", a stage kind that publishes a value derived
-// from its parameters alone, and a reader of a store's latest task states.
+// from its parameters alone, and readers of a store's event log.
 package pipelinetest
 
 import (
@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -86,20 +87,29 @@ func (r *srcRunner) Run(ctx context.Context, env task.Env) error {
 	return env.Output("data", []byte(task.FormatFloat(v)))
 }
 
+// ReadLog opens the event log of the store at dir read-only (waiting up to
+// 5 s for a run that holds it), returns what read gives and closes the log;
+// it fails t on an error: ReadLog(t, dir, (*events.Log).Runs).
+func ReadLog[T any](t testing.TB, dir string, read func(*events.Log) (T, error)) T {
+	t.Helper()
+	log, err := events.Open(filepath.Join(dir, "events.db"), events.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	v, err := read(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // LastStates returns the latest state record of every task in the event
 // log of the store at dir, by task path (read-only; the log must not be
 // held by a run).
 func LastStates(t testing.TB, dir string) map[string]events.StateRecord {
 	t.Helper()
-	log, err := events.Open(filepath.Join(dir, "events.db"), events.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	states, err := log.LastStates()
-	if err != nil {
-		t.Fatal(err)
-	}
+	states := ReadLog(t, dir, (*events.Log).LastStates)
 	out := map[string]events.StateRecord{}
 	for _, s := range states {
 		out[s.Task] = s
