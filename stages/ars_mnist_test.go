@@ -281,13 +281,7 @@ func TestARSMNISTNonFinite(t *testing.T) {
 			t.Fatal(err)
 		}
 		a.SetParallel(par)
-		before, _ := a.MarshalState()
-		if _, err := a.Step(1); !errors.Is(err, mnist.ErrNonFinite) {
-			t.Fatalf("Step: %v", err)
-		}
-		if after, _ := a.MarshalState(); !slices.Equal(before, after) {
-			t.Error("state changed")
-		}
+		checkRefusesNonFinite(t, a)
 	}
 }
 

@@ -8,8 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"zorepro/algos"
 	"zorepro/algos/ars"
-	"zorepro/algos/episodic"
+	"zorepro/algos/episodic/episodictest"
 	"zorepro/algos/exact"
 	"zorepro/envs/mujoco"
 	"zorepro/pipeline/stream"
@@ -35,31 +36,18 @@ func TestMuJoCoTrainParallel(t *testing.T) {
 		}
 		train := func(p func(int, func(int) error) error, useExact bool) []float64 {
 			src := stream.New(81856320, "train/"+name, nil)
-			var w []float64
+			var m algos.Method
 			if useExact {
-				e, err := exact.New(exact.Config{Alpha: 0.01, Directions: 4, Nu: 0.2}, in, src, episodic.Options{Parallel: p})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for it := int64(0); it < 4; it++ {
-					if _, err := e.Step(it); err != nil {
-						t.Fatal(err)
-					}
-				}
-				w = e.Params()
+				m = episodictest.Must(t, exact.New, exact.Config{Alpha: 0.01, Directions: 4, Nu: 0.2}, in, src, p)
 			} else {
-				a, err := ars.NewV1(ars.V1Config{Alpha: 0.05, Directions: 4, Nu: 0.1}, in, src, episodic.Options{Parallel: p})
-				if err != nil {
+				m = episodictest.Must(t, ars.NewV1, ars.V1Config{Alpha: 0.05, Directions: 4, Nu: 0.1}, in, src, p)
+			}
+			for it := int64(0); it < 4; it++ {
+				if _, err := m.Step(it); err != nil {
 					t.Fatal(err)
 				}
-				for it := int64(0); it < 4; it++ {
-					if _, err := a.Step(it); err != nil {
-						t.Fatal(err)
-					}
-				}
-				w = a.Params()
 			}
-			return slices.Clone(w)
+			return slices.Clone(m.Params())
 		}
 		for _, ex := range []bool{false, true} {
 			serial, parallel := train(nil, ex), train(par, ex)

@@ -150,17 +150,7 @@ func BenchmarkNewtonStepD1000(b *testing.B) {
 	src := stream.New(5488, "bench/newton", nil)
 	in := linreg.Generate(1000, src.Rand("instance"))
 	n := newton.New(newton.Config{Batch: 64}, in, in.InitialWeights(src.Rand("w0")), src)
-	var samples int64
-	it := int64(0)
-	for b.Loop() {
-		it++
-		st, err := n.Step(it)
-		if err != nil {
-			b.Fatal(err)
-		}
-		samples += st.Samples
-	}
-	b.ReportMetric(float64(samples)/b.Elapsed().Seconds(), "samples/s")
+	benchSteps(b, n)
 }
 
 // checkLinregFactory: newMethod (a factory's New) builds, from cfg, a

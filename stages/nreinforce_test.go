@@ -234,15 +234,5 @@ func BenchmarkNREINFORCEStepD1000(b *testing.B) {
 	src := stream.New(5488, "bench/nreinforce", nil)
 	in := linreg.Generate(1000, src.Rand("instance"))
 	n := newNR(b, nreinforce.Config{LR: 2, Batch: 512, Beta: 0.5}, in, in.InitialWeights(src.Rand("w0")), src)
-	var samples int64
-	it := int64(0)
-	for b.Loop() {
-		it++
-		st, err := n.Step(it)
-		if err != nil {
-			b.Fatal(err)
-		}
-		samples += st.Samples
-	}
-	b.ReportMetric(float64(samples)/b.Elapsed().Seconds(), "samples/s")
+	benchSteps(b, n)
 }

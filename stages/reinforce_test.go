@@ -192,11 +192,18 @@ func TestREINFORCEMNISTNonFinite(t *testing.T) {
 	theta := lenet.NewParams(rand.New(rand.NewPCG(1, 1)))
 	theta[lenet.OffFC2B] = math.NaN()
 	r := newREINFORCE[*mnist.SoftmaxPolicy](t, reinforce.Config{LR: 1e-3, Batch: 3, Optimizer: reinforce.Adam}, in, theta, stream.New(7151, "test/mnistreinforce/nan", nil))
-	before, _ := r.MarshalState()
-	if _, err := r.Step(1); !errors.Is(err, mnist.ErrNonFinite) {
+	checkRefusesNonFinite(t, r)
+}
+
+// checkRefusesNonFinite: m's first Step fails with mnist.ErrNonFinite and
+// leaves m's state as it was.
+func checkRefusesNonFinite(t *testing.T, m algos.Method) {
+	t.Helper()
+	before, _ := m.MarshalState()
+	if _, err := m.Step(1); !errors.Is(err, mnist.ErrNonFinite) {
 		t.Fatalf("Step: %v", err)
 	}
-	if after, _ := r.MarshalState(); !slices.Equal(before, after) {
+	if after, _ := m.MarshalState(); !slices.Equal(before, after) {
 		t.Error("state changed")
 	}
 }
