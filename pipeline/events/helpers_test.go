@@ -29,6 +29,16 @@ func openTest(t testing.TB) *Log {
 	return l
 }
 
+// beginRun begins a run in l (BeginRun), failing t on error.
+func beginRun(t testing.TB, l *Log, cmd json.RawMessage, at int64) uint64 {
+	t.Helper()
+	run, err := l.BeginRun(cmd, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
 // verify (skipped once the database is closed) runs bbolt's consistency check and recomputes every derived
 // bucket from the "log" bucket, comparing it with what is stored.
 func verify(t testing.TB, l *Log) {

@@ -341,10 +341,7 @@ func TestReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := l.BeginRun(json.RawMessage(`{"cmd":"test"}`), 5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := beginRun(t, l, json.RawMessage(`{"cmd":"test"}`), 5)
 	l.Close()
 
 	r, err := Open(path, Options{ReadOnly: true})
@@ -387,10 +384,7 @@ func allTypes(run uint64) []Event {
 
 func TestRoundTripEveryType(t *testing.T) {
 	l := openTest(t)
-	run, err := l.BeginRun(json.RawMessage(`{"argv":["pipeline","run"]}`), 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := beginRun(t, l, json.RawMessage(`{"argv":["pipeline","run"]}`), 10)
 	w := l.NewWriter(WriterOptions{})
 	evs := allTypes(run)
 	for _, ev := range evs {
@@ -530,10 +524,7 @@ func TestIterRunsAndTasks(t *testing.T) {
 
 func TestDerivedIndexes(t *testing.T) {
 	l := openTest(t)
-	run1, err := l.BeginRun(nil, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run1 := beginRun(t, l, nil, 100)
 	w := l.NewWriter(WriterOptions{MaxBatch: 2})
 	app := func(ev Event) { w.Append(ev) }
 	app(Event{Type: TypeState, Run: run1, Task: "a", State: StateStarted, Action: "A1"})
@@ -554,10 +545,7 @@ func TestDerivedIndexes(t *testing.T) {
 	if latest, prev, _, _ := l.Transcripts("a"); latest.Transcript != "t1" || prev != (TranscriptRecord{}) {
 		t.Fatalf("one transcript: latest %+v previous %+v", latest, prev)
 	}
-	run2, err := l.BeginRun(json.RawMessage(`{"resume":1}`), 200)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run2 := beginRun(t, l, json.RawMessage(`{"resume":1}`), 200)
 	app(Event{Type: TypeTranscript, Run: run2, Task: "a", Action: "A1b", Transcript: "t2"})
 	app(Event{Type: TypeTranscript, Run: run2, Task: "a", Action: "A1c", Transcript: "t3"})
 	app(Event{Type: TypeState, Run: run2, Task: "a", State: StateCached, Action: "A1", Output: "O-other"})
@@ -627,10 +615,7 @@ func TestReopenContinues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		run, err := l.BeginRun(nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		run := beginRun(t, l, nil, 0)
 		if run <= lastRun {
 			t.Fatalf("round %d: run %d after %d", round, run, lastRun)
 		}
@@ -677,10 +662,7 @@ func js(v any) string {
 // run the log does not hold is not found.
 func TestRunStart(t *testing.T) {
 	l := openTest(t)
-	run, err := l.BeginRun(json.RawMessage(`{"profile":"smoke"}`), 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := beginRun(t, l, json.RawMessage(`{"profile":"smoke"}`), 10)
 	w := l.NewWriter(WriterOptions{})
 	w.Append(Event{Type: TypeState, Run: run, Task: "a", State: StateStarted})
 	w.Append(Event{Type: TypeRun, Run: run, State: RunFinished, Data: json.RawMessage(`{"executed":1}`)})

@@ -36,10 +36,7 @@ func TestSnapshotDuringWritesIsConsistent(t *testing.T) {
 	if _, err := OpenSnapshot(path, Options{}); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("snapshot before any was taken: %v", err)
 	}
-	run, err := l.BeginRun(nil, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := beginRun(t, l, nil, 1)
 	w := l.NewWriter(WriterOptions{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -91,10 +88,7 @@ func TestSnapshotInProgressAndRemove(t *testing.T) {
 	if err := l.RemoveSnapshot(); err != nil {
 		t.Fatalf("removing a snapshot that does not exist: %v", err)
 	}
-	run, err := l.BeginRun(nil, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := beginRun(t, l, nil, 1)
 	check := func(want bool) {
 		t.Helper()
 		s := snapshotNow(t, l, path)

@@ -68,10 +68,7 @@ func TestWriterBatches(t *testing.T) {
 // batches and checks that seqs follow Append order exactly.
 func TestWriterOrder(t *testing.T) {
 	l := openTest(t)
-	run, err := l.BeginRun(nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := beginRun(t, l, nil, 0)
 	w := l.NewWriter(WriterOptions{MaxBatch: 7, QueueLen: 3})
 	const n = 1000
 	for i := range n {

@@ -11,6 +11,16 @@ import (
 	"testing"
 )
 
+// mustPut puts data into s, failing t on error.
+func mustPut(t *testing.T, s *Store, data []byte) ID {
+	t.Helper()
+	id, err := s.Put(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
 func openTemp(t *testing.T) *Store {
 	t.Helper()
 	s, err := Open(t.TempDir())
@@ -70,10 +80,7 @@ func TestParseIDRejectsBadText(t *testing.T) {
 func TestRoundTrip(t *testing.T) {
 	s := openTemp(t)
 	for _, data := range [][]byte{nil, []byte("hello"), bytes.Repeat([]byte{0, 1, 2, 255}, 100000)} {
-		id, err := s.Put(data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := mustPut(t, s, data)
 		if id != Sum(data) {
 			t.Fatalf("Put returned %v, want %v", id, Sum(data))
 		}
@@ -145,10 +152,7 @@ func TestPutIdempotent(t *testing.T) {
 func TestFlippedByteQuarantinedThenHealed(t *testing.T) {
 	s := openTemp(t)
 	data := []byte("the quick brown fox")
-	id, err := s.Put(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := mustPut(t, s, data)
 	p := s.Path(id)
 	bad := bytes.Clone(data)
 	bad[3] ^= 0x01
@@ -158,7 +162,7 @@ func TestFlippedByteQuarantinedThenHealed(t *testing.T) {
 	if s.Has(id) {
 		t.Fatal("Has = true for a corrupt entry")
 	}
-	_, err = s.Get(id)
+	_, err := s.Get(id)
 	var cerr *CorruptError
 	if !errors.As(err, &cerr) || !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("Get corrupt: %v, want *CorruptError wrapping ErrCorrupt", err)
@@ -197,10 +201,7 @@ func TestFlippedByteQuarantinedThenHealed(t *testing.T) {
 func TestPutReplacesCorruptEntry(t *testing.T) {
 	s := openTemp(t)
 	data := []byte("payload")
-	id, err := s.Put(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := mustPut(t, s, data)
 	if err := os.WriteFile(s.Path(id), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -220,10 +221,7 @@ func TestPutReplacesCorruptEntry(t *testing.T) {
 func TestTruncatedDetected(t *testing.T) {
 	s := openTemp(t)
 	data := bytes.Repeat([]byte("0123456789"), 1000)
-	id, err := s.Put(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := mustPut(t, s, data)
 	for _, n := range []int64{int64(len(data)) - 1, 1, 0} {
 		if err := os.Truncate(s.Path(id), n); err != nil {
 			t.Fatal(err)
@@ -331,10 +329,7 @@ func TestWalkSortedAndRemove(t *testing.T) {
 	want := map[ID]int64{}
 	for i := range 50 {
 		data := []byte(fmt.Sprintf("entry %d", i))
-		id, err := s.Put(data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := mustPut(t, s, data)
 		want[id] = int64(len(data))
 	}
 	// Junk that is not an entry is skipped.
@@ -389,10 +384,7 @@ func assertTmpEmpty(t *testing.T, s *Store) {
 func TestReadOnlyReportsCorruptAndChangesNothing(t *testing.T) {
 	s := openTemp(t)
 	data := []byte("jumps over the lazy dog")
-	id, err := s.Put(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := mustPut(t, s, data)
 	bad := bytes.Clone(data)
 	bad[0] ^= 0x20
 	if err := os.WriteFile(s.Path(id), bad, 0o644); err != nil {
