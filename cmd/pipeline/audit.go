@@ -17,12 +17,7 @@ import (
 	"zorepro/stages/audit"
 )
 
-func cmdAudit(c *Config, stdout io.Writer) (int, error) {
-	eng, closeLog, err := openEngine(c, true)
-	if err != nil {
-		return exitInvalidOr(err), err
-	}
-	defer closeLog()
+func cmdAudit(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	ref := c.Args[0]
 	var content []byte
 	for _, p := range []string{ref, filepath.Join(c.Figures, ref)} {

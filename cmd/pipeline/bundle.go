@@ -17,12 +17,7 @@ import (
 
 // cmdExport writes a bundle of the targets and their whole upstream
 // closure, as the store records them, to --to.
-func cmdExport(c *Config, stdout io.Writer) (int, error) {
-	eng, closeLog, err := openEngine(c, true)
-	if err != nil {
-		return exitInvalidOr(err), err
-	}
-	defer closeLog()
+func cmdExport(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	only, err := eng.Plan.Only(c.Args)
 	if err != nil {
 		return exitInvalid, err

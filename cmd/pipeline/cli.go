@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"zorepro/pipeline"
 	"zorepro/pipeline/codeid"
 )
 
@@ -44,19 +45,19 @@ var commands = []command{
 			"slurm-idle", "slurm-outage", "slurm-stall"},
 		run: cmdRun},
 	{name: "status", summary: "the last recorded state of every task (--times: task time per stage)",
-		flags: append(slices.Clone(inspect), "times"), check: noArgs, run: run1(cmdStatus)},
+		flags: append(slices.Clone(inspect), "times"), check: noArgs, run: run1(reading(cmdStatus))},
 	{name: "dag", summary: "the expanded task graph with each task's inputs",
 		flags: inspect, check: noArgs, run: run1(cmdDAG)},
 	{name: "why", args: "TASK", summary: "what changed in a task's identity since its last run",
-		flags: inspect, check: oneTask, run: run1(cmdWhy)},
+		flags: inspect, check: oneTask, run: run1(reading(cmdWhy))},
 	{name: "events", args: "TASK", summary: "a task's recorded events, iteration by iteration",
 		detail: "--json prints one object; --jsonl streams one JSON object per event, then a summary object.",
 		flags:  []string{"store", "json", "jsonl"}, check: oneTask, run: run1(cmdEvents)},
 	{name: "show", args: "TASK [FILE]", summary: "the files of a task's latest recorded output, or one file's bytes",
-		flags: inspect, check: showArgs, run: run1(cmdShow)},
+		flags: inspect, check: showArgs, run: run1(reading(cmdShow))},
 	{name: "audit", args: "FIGURE", summary: "recompute every point of a figure from its events; --x: the chain behind one point",
 		detail: "FIGURE is a file under --figures (any of its PNG, SVG or CSV) or an artifact ID.",
-		flags:  append(slices.Clone(inspect), "figures", "curve", "panel", "x"), check: auditArgs, run: run1(cmdAudit)},
+		flags:  append(slices.Clone(inspect), "figures", "curve", "panel", "x"), check: auditArgs, run: run1(reading(cmdAudit))},
 	{name: "replay", args: "TASK", summary: "re-execute a task's latest recorded output and compare its events bit for bit",
 		flags: append(slices.Clone(inspect), "jobs", "until", "events", "scratch", "keep"), check: replayArgs, run: cmdReplay},
 	{name: "verify", args: "[TARGET...]", summary: "re-execute recorded tasks and compare their outputs with the recorded ones",
@@ -81,7 +82,7 @@ var commands = []command{
 	{name: "export", args: "TARGET...", summary: "write the recorded results of targets and everything upstream to one checksummed file (--to)",
 		detail: "The bundle holds every output and the events that audit, replay and verify need, tuning trials included.\n" +
 			"Every task of the closure must be recorded (run it first). --json prints what was written.",
-		flags: []string{"dag", "profile", "store", "json", "to"}, check: exportArgs, run: run1(cmdExport)},
+		flags: []string{"dag", "profile", "store", "json", "to"}, check: exportArgs, run: run1(reading(cmdExport))},
 	{name: "import", args: "FILE", summary: "merge a bundle into the store (every byte checked first); refuse one that contradicts the store",
 		detail: "Each task is imported when this binary and dag.yaml give it the bundle's action; the others are counted.\n" +
 			"A task whose action the store records with another output is a reproducibility failure: nothing is imported.",
@@ -90,7 +91,7 @@ var commands = []command{
 		detail: "Every task of the profile must be recorded with this binary and dag.yaml. manifest.json names every file's content ID,\n" +
 			"the revision and code identity, the task time per stage, the runs' wall time and the machine; verify --against\n" +
 			"compares another store with it.",
-		flags: []string{"dag", "profile", "store", "json", "to"}, check: publishArgs, run: run1(cmdPublish)},
+		flags: []string{"dag", "profile", "store", "json", "to"}, check: publishArgs, run: run1(reading(cmdPublish))},
 	{name: "gc", summary: "remove store entries that no recorded run references",
 		flags: []string{"store", "json", "dry-run", "checkpoints"}, check: noArgs, run: run1(cmdGC)},
 }
@@ -98,6 +99,19 @@ var commands = []command{
 // run1 adapts a command that needs neither the context nor stderr.
 func run1(f func(c *Config, stdout io.Writer) (int, error)) func(context.Context, *Config, io.Writer, io.Writer) (int, error) {
 	return func(_ context.Context, c *Config, stdout, _ io.Writer) (int, error) { return f(c, stdout) }
+}
+
+// reading adapts a command that reads the store against the plan: it
+// opens both read-only for f and closes them after.
+func reading(f func(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error)) func(*Config, io.Writer) (int, error) {
+	return func(c *Config, stdout io.Writer) (int, error) {
+		eng, closeLog, err := openEngine(c, true)
+		if err != nil {
+			return exitInvalidOr(err), err
+		}
+		defer closeLog()
+		return f(c, eng, stdout)
+	}
 }
 
 func lookup(name string) (*command, bool) {
@@ -311,12 +325,17 @@ func noArgs(c *Config) []string {
 	return nil
 }
 
-func oneTask(c *Config) []string {
-	if len(c.Args) != 1 {
-		return []string{fmt.Sprintf("pipeline %s: takes exactly one TASK argument, got %d", c.Command, len(c.Args))}
+// oneArg checks that a command has exactly one argument, what it names.
+func oneArg(what string) func(c *Config) []string {
+	return func(c *Config) []string {
+		if len(c.Args) != 1 {
+			return []string{fmt.Sprintf("pipeline %s: takes exactly one %s argument, got %d", c.Command, what, len(c.Args))}
+		}
+		return nil
 	}
-	return nil
 }
+
+var oneTask, oneFile = oneArg("TASK"), oneArg("FILE")
 
 func showArgs(c *Config) []string {
 	if len(c.Args) != 1 && len(c.Args) != 2 {
@@ -406,12 +425,6 @@ func publishArgs(c *Config) []string {
 	return p
 }
 
-func oneFile(c *Config) []string {
-	if len(c.Args) != 1 {
-		return []string{fmt.Sprintf("pipeline %s: takes exactly one FILE argument, got %d", c.Command, len(c.Args))}
-	}
-	return nil
-}
 
 func workerArgs(c *Config) []string {
 	if c.Runner != "" {

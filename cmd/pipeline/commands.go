@@ -422,12 +422,7 @@ func exitInvalidOr(err error) int {
 	return exitInvalid
 }
 
-func cmdStatus(c *Config, stdout io.Writer) (int, error) {
-	eng, closeLog, err := openEngine(c, true)
-	if err != nil {
-		return exitInvalidOr(err), err
-	}
-	defer closeLog()
+func cmdStatus(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	if c.Times {
 		return statusTimes(eng, c, stdout)
 	}
@@ -630,12 +625,7 @@ func skipLines(skips []tune.Skip) []string {
 	return out
 }
 
-func cmdWhy(c *Config, stdout io.Writer) (int, error) {
-	eng, closeLog, err := openEngine(c, true)
-	if err != nil {
-		return exitInvalidOr(err), err
-	}
-	defer closeLog()
+func cmdWhy(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	if _, err := provenance.Find(eng.Plan, c.Args[0]); err != nil {
 		return exitInvalid, err
 	}
@@ -959,12 +949,7 @@ type showFile struct {
 // cmdShow prints the latest recorded output of a task: its files with their
 // sizes and content IDs or, given FILE, that file's bytes exactly (e.g. a
 // tuning table: `show tune/linreg/d=10/method=ars table.csv`).
-func cmdShow(c *Config, stdout io.Writer) (int, error) {
-	eng, closeLog, err := openEngine(c, true)
-	if err != nil {
-		return exitInvalidOr(err), err
-	}
-	defer closeLog()
+func cmdShow(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	rec := provenance.New(eng)
 	p, err := rec.LastProduction(c.Args[0])
 	switch {

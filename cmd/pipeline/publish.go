@@ -69,12 +69,7 @@ func figureFiles(eng *pipeline.Engine) (files, outputs map[string]string, err er
 
 // cmdPublish writes a complete recorded profile's figures, tables and
 // report, with manifest.json, to --to: the published result of a run.
-func cmdPublish(c *Config, stdout io.Writer) (int, error) {
-	eng, closeLog, err := openEngine(c, true)
-	if err != nil {
-		return exitInvalidOr(err), err
-	}
-	defer closeLog()
+func cmdPublish(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	rec := provenance.New(eng)
 	xs, err := rec.Explain()
 	if err != nil {

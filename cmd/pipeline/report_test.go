@@ -331,23 +331,36 @@ pre.textContent = JSON.stringify({banner: banner ? banner.textContent : '', rows
 document.body.appendChild(pre);
 </script>`
 
+// measureInChromium renders page with script added before </body> in a
+// window of size ("W,H") and decodes into v the JSON the script leaves in
+// <pre id="measured">.
+func measureInChromium(t *testing.T, run func(...string) []byte, page []byte, script, size string, v any) {
+	t.Helper()
+	i := bytes.LastIndex(page, []byte("</body>"))
+	if i < 0 {
+		t.Fatal("report.html has no </body>")
+	}
+	measured := append(append(append([]byte{}, page[:i]...), script...), page[i:]...)
+	path := filepath.Join(t.TempDir(), "measure.html")
+	if err := os.WriteFile(path, measured, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(run("--window-size="+size, "--dump-dom", "file://"+path))
+	m := regexp.MustCompile(`(?s)<pre id="measured">(.*?)</pre>`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatal("the measuring script left nothing in the DOM")
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), v); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // checkScaleAndNarrowLayout checks what a reader must see first (issue
 // 28): the banner naming the profile and that it is not the paper's scale,
 // n on every claim row, and, on a 420-pixel-wide screen, every claim's
 // verdict inside the page.
 func checkScaleAndNarrowLayout(t *testing.T, page []byte, claims []struct{ ID, Figure, Verdict string }, run func(...string) []byte) {
 	t.Helper()
-	i := bytes.LastIndex(page, []byte("</body>"))
-	measured := append(append(append([]byte{}, page[:i]...), measureClaims...), page[i:]...)
-	path := filepath.Join(t.TempDir(), "claims.html")
-	if err := os.WriteFile(path, measured, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom := string(run("--window-size=420,3000", "--dump-dom", "file://"+path))
-	m := regexp.MustCompile(`(?s)<pre id="measured">(.*?)</pre>`).FindStringSubmatch(dom)
-	if m == nil {
-		t.Fatal("the claims script left nothing in the DOM")
-	}
 	var got struct {
 		Banner string
 		Rows   []struct {
@@ -355,9 +368,7 @@ func checkScaleAndNarrowLayout(t *testing.T, page []byte, claims []struct{ ID, F
 			Right, Width, PageWidth float64
 		}
 	}
-	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &got); err != nil {
-		t.Fatal(err)
-	}
+	measureInChromium(t, run, page, measureClaims, "420,3000", &got)
 	if !strings.Contains(got.Banner, "Profile smoke: NOT the paper's scale") {
 		t.Errorf("the banner reads %q", got.Banner)
 	}
@@ -429,20 +440,6 @@ func checkFiguresForAReader(t *testing.T, root string, page []byte, run func(...
 		t.Errorf("the smoke plan draws %d figures, the paper %d", len(declared), len(paperAxes))
 	}
 
-	copyPath := filepath.Join(t.TempDir(), "measure.html")
-	i := bytes.LastIndex(page, []byte("</body>"))
-	if i < 0 {
-		t.Fatal("report.html has no </body>")
-	}
-	measured := append(append(append([]byte{}, page[:i]...), measureFigures...), page[i:]...)
-	if err := os.WriteFile(copyPath, measured, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom := string(run("--window-size=1024,768", "--dump-dom", "file://"+copyPath))
-	m := regexp.MustCompile(`(?s)<pre id="measured">(.*?)</pre>`).FindStringSubmatch(dom)
-	if m == nil {
-		t.Fatal("the measuring script left nothing in the DOM")
-	}
 	var figs []struct {
 		ID    string
 		Width float64
@@ -451,9 +448,7 @@ func checkFiguresForAReader(t *testing.T, root string, page []byte, run func(...
 			Px   float64
 		}
 	}
-	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &figs); err != nil {
-		t.Fatal(err)
-	}
+	measureInChromium(t, run, page, measureFigures, "1024,768", &figs)
 	if len(figs) != len(paperAxes) {
 		t.Errorf("measured %d figures, want %d", len(figs), len(paperAxes))
 	}

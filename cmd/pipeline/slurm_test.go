@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -193,6 +194,23 @@ func startSlurmResumeRun(t *testing.T, more ...string) *slurmResumeRun {
 	return r
 }
 
+// finish waits for the coordinator to end and checks that it succeeded
+// (when: the circumstances, for the message) with the reference's figure
+// IDs.
+func (r *slurmResumeRun) finish(t *testing.T, when string) {
+	t.Helper()
+	if err := r.cmd.Wait(); err != nil {
+		t.Fatalf("the run failed %s: %v\n%s", when, err, r.stderr.String())
+	}
+	var res runResult
+	if err := json.Unmarshal(r.stdout.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if !mapsEqual(figureIDs(res), figureIDs(r.ref)) {
+		t.Fatalf("figures differ:\n%v\n%v", figureIDs(r.ref), figureIDs(res))
+	}
+}
+
 // rerun runs the coordinator again to the end and checks that the figures
 // are the reference's, byte for byte.
 func (r *slurmResumeRun) rerun(t *testing.T) string {
@@ -212,16 +230,7 @@ func TestSlurmScancelledJobResumes(t *testing.T) {
 	if out, err := exec.Command("scancel", r.jobs...).CombinedOutput(); err != nil {
 		t.Fatalf("scancel %v: %v\n%s", r.jobs, err, out)
 	}
-	if err := r.cmd.Wait(); err != nil {
-		t.Fatalf("the run failed after scancel of %v: %v\n%s", r.jobs, err, r.stderr.String())
-	}
-	var res runResult
-	if err := json.Unmarshal(r.stdout.Bytes(), &res); err != nil {
-		t.Fatal(err)
-	}
-	if !mapsEqual(figureIDs(res), figureIDs(r.ref)) {
-		t.Fatalf("figures differ:\n%v\n%v", figureIDs(r.ref), figureIDs(res))
-	}
+	r.finish(t, fmt.Sprintf("after scancel of %v", r.jobs))
 	if !strings.Contains(r.stderr.String(), "ended CANCELLED") && !strings.Contains(r.stderr.String(), "resubmitting") {
 		t.Errorf("the log does not tell of the cancelled job:\n%s", r.stderr.String())
 	}
@@ -388,16 +397,7 @@ func TestSlurmCorruptAttemptFileIsRejected(t *testing.T) {
 	if damaged == 0 {
 		t.Fatal("no train attempt file to damage")
 	}
-	if err := r.cmd.Wait(); err != nil {
-		t.Fatalf("the run failed: %v\n%s", err, r.stderr.String())
-	}
-	var res runResult
-	if err := json.Unmarshal(r.stdout.Bytes(), &res); err != nil {
-		t.Fatal(err)
-	}
-	if !mapsEqual(figureIDs(res), figureIDs(r.ref)) {
-		t.Fatalf("figures differ:\n%v\n%v", figureIDs(r.ref), figureIDs(res))
-	}
+	r.finish(t, "with a damaged attempt file")
 	if !strings.Contains(r.stderr.String(), "rejected: events: corrupt attempt file") {
 		t.Errorf("the log does not say the file was rejected:\n%s", r.stderr.String())
 	}
