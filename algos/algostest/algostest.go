@@ -1,6 +1,7 @@
 // Package algostest provides test helpers for algos.Method implementations:
-// a constructor that fails the test, an in-memory Recorder and a checker that interrupting and resuming a run
-// from checkpoints reproduces the uninterrupted run bit for bit.
+// a constructor that fails the test, an in-memory Recorder and a checker
+// that interrupting and resuming a run from checkpoints reproduces the
+// uninterrupted run bit for bit.
 package algostest
 
 import (

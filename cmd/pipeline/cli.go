@@ -425,7 +425,6 @@ func publishArgs(c *Config) []string {
 	return p
 }
 
-
 func workerArgs(c *Config) []string {
 	if c.Runner != "" {
 		if len(c.Args) != 0 {

@@ -1,7 +1,8 @@
 // Package blobtest checks the binary encodings built on package blob: that
-// a value survives a round trip to the same bytes, and that a decoder
-// accepts only canonical input (what it accepts encodes back to the same
-// bytes), and whether two vectors are equal to the bit. Tests of trajectories, instances and method states share it.
+// a value survives a round trip to the same bytes, that a decoder accepts
+// only canonical input (what it accepts encodes back to the same bytes),
+// and whether two vectors are equal to the bit. The tests of trajectories,
+// problem instances and method states share it.
 package blobtest
 
 import (
