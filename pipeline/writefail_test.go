@@ -38,8 +38,15 @@ func (f *fullDisk) Write(p []byte) (int, error) {
 // the log under storeDir.
 func runEvents(t *testing.T, storeDir string, run uint64) ([]events.Event, []events.StateRecord) {
 	t.Helper()
-	evs := pipelinetest.ReadLog(t, storeDir, func(l *events.Log) ([]events.Event, error) { return l.RunEvents(run) })
-	return evs, pipelinetest.ReadLog(t, storeDir, (*events.Log).LastStates)
+	var states []events.StateRecord
+	evs := pipelinetest.ReadLog(t, storeDir, func(l *events.Log) ([]events.Event, error) {
+		evs, err := l.RunEvents(run)
+		if err == nil {
+			states, err = l.LastStates()
+		}
+		return evs, err
+	})
+	return evs, states
 }
 
 func mustContain(t *testing.T, msg string, wants ...string) {
