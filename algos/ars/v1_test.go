@@ -10,7 +10,6 @@ import (
 	"zorepro/algos/episodic"
 	"zorepro/algos/episodic/episodictest"
 	"zorepro/pipeline/stream"
-	"zorepro/pipeline/task"
 )
 
 func testSourceV1() stream.Source { return stream.New(53307867, "test/algos/arsv1", nil) }
@@ -116,16 +115,7 @@ func TestStepComposition(t *testing.T) {
 		for j, s := range adam.Step(g) {
 			w[j] += s
 		}
-		st, err := a.Step(it)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(a.Params(), w) {
-			t.Fatalf("it %d: W = %v, want %v", it, a.Params(), w)
-		}
-		if st.Samples != 2*3*7 || st.Done || len(st.Metrics) != 1 || st.Metrics[0] != (task.Metric{Name: "train_return", Value: sum / 6}) {
-			t.Fatalf("it %d: stat %+v", it, st)
-		}
+		episodictest.CheckStep(t, a, it, w, 2*3*7, sum/6)
 	}
 }
 
@@ -134,14 +124,7 @@ func TestStepComposition(t *testing.T) {
 func TestFirstStepAlpha(t *testing.T) {
 	const alpha = 0.03
 	a := mustNewV1(t, V1Config{Alpha: alpha, Directions: 4, Nu: 0.1}, &episodictest.Fake{P: 2, N: 5, H: 3}, testSourceV1(), nil)
-	if _, err := a.Step(1); err != nil {
-		t.Fatal(err)
-	}
-	for j, v := range a.Params() {
-		if math.Abs(math.Abs(v)-alpha) > alpha*1e-6 {
-			t.Errorf("W[%d] = %v, want ±%v", j, v, alpha)
-		}
-	}
+	episodictest.CheckFirstStepAlpha(t, a, alpha)
 }
 
 // TestConverger: the hook gets src.Rand("converged", it), its metrics are
@@ -174,24 +157,9 @@ func TestUnmarshalStateErrors(t *testing.T) {
 }
 
 func TestFactory(t *testing.T) {
-	f := V1Factory[episodic.Episodic]{}
-	if !slices.Equal(f.Hyper(), []string{"alpha", "directions", "nu"}) {
-		t.Fatalf("Hyper = %v", f.Hyper())
-	}
-	p := task.NewParams("dag.yaml", "train/lqr", map[string]any{"alpha": 0.003, "directions": 10, "nu": 0.05})
-	cfg := f.Decode(p)
-	if err := p.Err(); err != nil || cfg != (V1Config{Alpha: 0.003, Directions: 10, Nu: 0.05, DiagnosticsEvery: 10}) || cfg.Validate() != nil || cfg.Header().Method != "arsv1" {
-		t.Fatalf("Decode = %+v, %v", cfg, err)
-	}
-	p = task.NewParams("dag.yaml", "train/lqr", map[string]any{"alpha": 0, "directions": 0, "nu": -1})
-	f.Decode(p)
-	if err := p.Err(); err == nil {
-		t.Fatal("invalid parameters accepted")
-	}
-	m, err := f.New(cfg, &episodictest.Fake{P: 2, N: 5, H: 3}, testSourceV1())
-	if err != nil || len(m.Params()) != 10 {
-		t.Fatalf("New: %v", err)
-	}
+	episodictest.CheckFactory(t, V1Factory[episodic.Episodic]{}, testSourceV1(),
+		V1Config{Alpha: 0.003, Directions: 10, Nu: 0.05, DiagnosticsEvery: 10}, "arsv1",
+		map[string]any{"alpha": 0, "directions": 0, "nu": -1})
 	if _, err := NewV1(V1Config{Alpha: math.Inf(1), Directions: 1, Nu: 1}, &episodictest.Fake{P: 1, N: 1, H: 1}, testSourceV1(), episodic.Options{}); !errors.Is(err, episodic.ErrConfig) {
 		t.Fatalf("infinite alpha: %v", err)
 	}

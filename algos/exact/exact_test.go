@@ -10,7 +10,6 @@ import (
 	"zorepro/algos/episodic"
 	"zorepro/algos/episodic/episodictest"
 	"zorepro/pipeline/stream"
-	"zorepro/pipeline/task"
 )
 
 func testSource() stream.Source { return stream.New(97554704, "test/algos/exact", nil) }
@@ -100,16 +99,7 @@ func TestStepComposition(t *testing.T) {
 		for j, s := range adam.Step(G) {
 			w[j] += s
 		}
-		st, err := e.Step(it)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(e.Params(), w) {
-			t.Fatalf("it %d: W = %v, want %v", it, e.Params(), w)
-		}
-		if st.Samples != 3*7 || st.Done || len(st.Metrics) != 1 || st.Metrics[0] != (task.Metric{Name: "train_return", Value: sum / 3}) {
-			t.Fatalf("it %d: stat %+v", it, st)
-		}
+		episodictest.CheckStep(t, e, it, w, 3*7, sum/3)
 	}
 }
 
@@ -118,14 +108,7 @@ func TestStepComposition(t *testing.T) {
 func TestFirstStepAlpha(t *testing.T) {
 	const alpha = 0.003
 	e := mustNew(t, Config{Alpha: alpha, Directions: 5, Nu: 0.1}, &episodictest.Fake{P: 2, N: 4, H: 6}, testSource(), nil)
-	if _, err := e.Step(1); err != nil {
-		t.Fatal(err)
-	}
-	for j, v := range e.Params() {
-		if math.Abs(math.Abs(v)-alpha) > alpha*1e-6 {
-			t.Errorf("W[%d] = %v, want ±%v", j, v, alpha)
-		}
-	}
+	episodictest.CheckFirstStepAlpha(t, e, alpha)
 }
 
 // TestTimestepsUniform: t_k covers 0..H−1 (each about equally often).
@@ -172,24 +155,9 @@ func TestUnmarshalStateErrors(t *testing.T) {
 }
 
 func TestFactory(t *testing.T) {
-	f := Factory[episodic.Episodic]{}
-	if !slices.Equal(f.Hyper(), []string{"alpha", "directions", "nu"}) {
-		t.Fatalf("Hyper = %v", f.Hyper())
-	}
-	p := task.NewParams("dag.yaml", "train/lqr", map[string]any{"alpha": 0.003, "directions": 10, "nu": 0.05})
-	cfg := f.Decode(p)
-	if err := p.Err(); err != nil || cfg != (Config{Alpha: 0.003, Directions: 10, Nu: 0.05, DiagnosticsEvery: 10}) || cfg.Validate() != nil || cfg.Header().Method != "exact" {
-		t.Fatalf("Decode = %+v, %v", cfg, err)
-	}
-	p = task.NewParams("dag.yaml", "train/lqr", map[string]any{"alpha": -1, "directions": 0, "nu": 0})
-	f.Decode(p)
-	if err := p.Err(); err == nil {
-		t.Fatal("invalid parameters accepted")
-	}
-	m, err := f.New(cfg, &episodictest.Fake{P: 2, N: 5, H: 3}, testSource())
-	if err != nil || len(m.Params()) != 10 {
-		t.Fatalf("New: %v", err)
-	}
+	episodictest.CheckFactory(t, Factory[episodic.Episodic]{}, testSource(),
+		Config{Alpha: 0.003, Directions: 10, Nu: 0.05, DiagnosticsEvery: 10}, "exact",
+		map[string]any{"alpha": -1, "directions": 0, "nu": 0})
 	if _, err := New(Config{Alpha: 1, Directions: 1, Nu: math.NaN()}, &episodictest.Fake{P: 1, N: 1, H: 1}, testSource(), episodic.Options{}); !errors.Is(err, episodic.ErrConfig) {
 		t.Fatalf("NaN nu: %v", err)
 	}

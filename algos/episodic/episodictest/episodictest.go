@@ -2,13 +2,15 @@
 // episodic.Episodic environments (ARS V1 in algos/ars, algos/exact): a
 // constructor that fails the test, a tiny fake environment, a goroutine
 // Parallel, a Converger wrapper, and checkers of the behaviour both methods
-// share (the Converger hook, rollout errors, parallel-equals-serial, state
-// restoring).
+// share (the factory, the first step, one step against its hand
+// composition, the Converger hook, rollout errors, parallel-equals-serial,
+// state restoring).
 package episodictest
 
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -20,6 +22,7 @@ import (
 	"zorepro/pipeline/blob"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/pipeline/trajectory"
 )
 
 // Must is newMethod(cfg, env, src, Options{Parallel: par}), failing t on
@@ -219,5 +222,79 @@ func CheckStateErrors(t *testing.T, a, b, other algos.Method, magic string, vers
 	}
 	if err := b.UnmarshalState(st); err != nil || !slices.Equal(b.Params(), a.Params()) {
 		t.Fatalf("restore: %v", err)
+	}
+}
+
+// CheckFirstStepAlpha checks that the first Step of m, a fresh method
+// starting from W = 0, moves every coordinate by ±alpha to a relative 1e-6:
+// ES-Adam's first step is α·g/(|g| + 1e-8) coordinate by coordinate.
+func CheckFirstStepAlpha(t *testing.T, m algos.Method, alpha float64) {
+	t.Helper()
+	if _, err := m.Step(1); err != nil {
+		t.Fatal(err)
+	}
+	for j, v := range m.Params() {
+		if math.Abs(math.Abs(v)-alpha) > alpha*1e-6 {
+			t.Errorf("W[%d] = %v, want ±%v", j, v, alpha)
+		}
+	}
+}
+
+// CheckStep runs m.Step(it) and checks its result against the composition
+// a test computed by hand: W equal to w bit for bit, samples samples, not
+// done, and the one metric train_return equal to trainReturn.
+func CheckStep(t *testing.T, m algos.Method, it int64, w []float64, samples int64, trainReturn float64) {
+	t.Helper()
+	st, err := m.Step(it)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.Params(), w) {
+		t.Fatalf("it %d: W = %v, want %v", it, m.Params(), w)
+	}
+	if st.Samples != samples || st.Done || len(st.Metrics) != 1 || st.Metrics[0] != (task.Metric{Name: "train_return", Value: trainReturn}) {
+		t.Fatalf("it %d: stat %+v", it, st)
+	}
+}
+
+// Factory is what the episodic methods' factories offer (ars.V1Factory
+// and exact.Factory instantiated on episodic.Episodic).
+type Factory[C any] interface {
+	Hyper() []string
+	Decode(p *task.Params) C
+	New(cfg C, env episodic.Episodic, src stream.Source) (algos.Method, error)
+}
+
+// Config is what their configurations offer: the named copies of
+// episodic.Config.
+type Config interface {
+	comparable
+	Validate() error
+	Header() trajectory.Header
+}
+
+// CheckFactory checks an episodic method's factory: its hyperparameters
+// are alpha, directions and nu; α = 0.003, N = 10, ν = 0.05 decode to want
+// (diagnostics every 10 iterations), which validates and whose header
+// names method; the parameters invalid (out of range) are rejected; New
+// builds a method with a 2×5 W on a Fake environment.
+func CheckFactory[C Config](t *testing.T, f Factory[C], src stream.Source, want C, method string, invalid map[string]any) {
+	t.Helper()
+	if !slices.Equal(f.Hyper(), []string{"alpha", "directions", "nu"}) {
+		t.Fatalf("Hyper = %v", f.Hyper())
+	}
+	p := task.NewParams("dag.yaml", "train/lqr", map[string]any{"alpha": 0.003, "directions": 10, "nu": 0.05})
+	cfg := f.Decode(p)
+	if err := p.Err(); err != nil || cfg != want || cfg.Validate() != nil || cfg.Header().Method != method {
+		t.Fatalf("Decode = %+v, %v", cfg, err)
+	}
+	p = task.NewParams("dag.yaml", "train/lqr", invalid)
+	f.Decode(p)
+	if err := p.Err(); err == nil {
+		t.Fatalf("invalid parameters %v accepted", invalid)
+	}
+	m, err := f.New(cfg, &Fake{P: 2, N: 5, H: 3}, src)
+	if err != nil || len(m.Params()) != 10 {
+		t.Fatalf("New: %v", err)
 	}
 }
