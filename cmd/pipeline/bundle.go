@@ -22,9 +22,9 @@ func cmdExport(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	if err != nil {
 		return exitInvalid, err
 	}
-	sum, err := bundle.Export(eng, only.Tasks, c.Args, codeid.Stamp, c.Profile, c.BundleFile)
+	sum, err := bundle.Export(eng, only.Tasks, bundle.Options{Code: codeid.Stamp, Profile: c.Profile, Targets: c.Args, File: c.BundleFile, VolumeSize: c.VolumeSize})
 	switch {
-	case errors.Is(err, bundle.ErrNotRecorded):
+	case errors.Is(err, bundle.ErrNotRecorded) || errors.Is(err, bundle.ErrVolumeSize):
 		return exitInvalid, err
 	case err != nil:
 		return exitFailed, err
@@ -34,6 +34,10 @@ func cmdExport(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	}
 	fmt.Fprintf(stdout, "exported %d tasks (profile %s, %d store entries, %s uncompressed) to %s: %s\n",
 		sum.Tasks, c.Profile, sum.Entries, bytesText(sum.EntryBytes), sum.File, bytesText(sum.Bytes))
+	if n := len(sum.Volumes); n > 0 {
+		fmt.Fprintf(stdout, "in %d volumes of at most %s, %s to %s; %s is their index (import takes it, with the volumes beside it)\n",
+			n, bytesText(c.VolumeSize), sum.Volumes[0].File, sum.Volumes[n-1].File, sum.File)
+	}
 	return exitOK, nil
 }
 

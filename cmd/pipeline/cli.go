@@ -82,7 +82,7 @@ var commands = []command{
 	{name: "export", args: "TARGET...", summary: "write the recorded results of targets and everything upstream to one checksummed file (--to)",
 		detail: "The bundle holds every output and the events that audit, replay and verify need, tuning trials included.\n" +
 			"Every task of the closure must be recorded (run it first). --json prints what was written.",
-		flags: []string{"dag", "profile", "store", "json", "to"}, check: exportArgs, run: run1(reading(cmdExport))},
+		flags: []string{"dag", "profile", "store", "json", "to", "volume-size"}, check: exportArgs, run: run1(reading(cmdExport))},
 	{name: "import", args: "FILE", summary: "merge a bundle into the store (every byte checked first); refuse one that contradicts the store",
 		detail: "Each task is imported when this binary and dag.yaml give it the bundle's action; the others are counted.\n" +
 			"A task whose action the store records with another output is a reproducibility failure: nothing is imported.",
@@ -155,6 +155,7 @@ var flagDefs = map[string]flagDef{
 	"scratch":             {"", "directory to re-execute into (default: a temporary directory, removed afterwards)"},
 	"keep":                {false, "keep the scratch directory"},
 	"to":                  {"", "where to write: the bundle file (export), the directory (publish)"},
+	"volume-size":         {"", "cut the bundle into volumes FILE.001, FILE.002, … of at most this size (e.g. 1900MiB: a GitHub release asset must be under 2 GiB) and write their index to FILE; import takes FILE"},
 	"against":             {"", "compare the store's figures with a published result's manifest (e.g. results/paper) instead of re-executing"},
 	"checkpoints":         {false, "also remove the checkpoints of tasks that finished"},
 	"executor":            {"local", "where tasks run: local (this machine, --jobs workers) or slurm (one Slurm job per task attempt)"},

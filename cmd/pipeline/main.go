@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"slices"
@@ -77,6 +78,8 @@ type Config struct {
 	Keep    bool
 	// export, publish
 	BundleFile string
+	// export: > 0 cuts the bundle into volumes of at most this many bytes
+	VolumeSize int64
 	// verify --against
 	Against string
 	// gc
@@ -221,6 +224,11 @@ func decodeFlags(c *Config, fs *pflag.FlagSet, v *viper.Viper) []string {
 	c.AuditCurve, c.AuditPanel, c.AuditX = str("curve"), str("panel"), str("x")
 	c.Scratch = str("scratch")
 	c.BundleFile = str("to")
+	if has("volume-size") && str("volume-size") != "" {
+		if c.VolumeSize, err = sizeSetting(v, "volume-size"); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
 	c.Against = str("against")
 	if has("until") {
 		if c.Until, err = int64Setting(v, "until"); err != nil {
@@ -313,6 +321,30 @@ func int64Setting(v *viper.Viper, name string) (int64, error) {
 		return 0, fmt.Errorf("--%s (or %s): %q is not an integer", name, envName(name), v.GetString(name))
 	}
 	return n, nil
+}
+
+// sizeUnits are the units sizeSetting takes, longest suffix first.
+var sizeUnits = []struct {
+	suffix string
+	bytes  int64
+}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+
+// sizeSetting reads a size in bytes: a whole number with an optional unit
+// (B, KB, MB, GB, KiB, MiB, GiB), e.g. 1900MiB.
+func sizeSetting(v *viper.Viper, name string) (int64, error) {
+	s := strings.TrimSpace(v.GetString(name))
+	unit := int64(1)
+	for _, u := range sizeUnits {
+		if strings.HasSuffix(s, u.suffix) {
+			s, unit = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.bytes
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/unit {
+		return 0, fmt.Errorf("--%s (or %s): %q is not a positive size (a whole number with an optional unit B, KB, MB, GB, KiB, MiB or GiB, e.g. 1900MiB)", name, envName(name), v.GetString(name))
+	}
+	return n * unit, nil
 }
 
 func boolSetting(v *viper.Viper, name string) (bool, error) {

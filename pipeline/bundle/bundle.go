@@ -71,29 +71,52 @@ type Record struct {
 }
 
 // ErrNotRecorded is returned by Export for a task without a recorded
-// output; ErrBundle by Import for a bundle that fails a check; ErrDiverged
+// output; ErrBundle by Import for a bundle (or one of its volumes) that
+// fails a check; ErrDiverged
 // by Import when the store records a bundled task's action with another
 // output.
 var (
 	ErrNotRecorded = errors.New("bundle: task not recorded")
 	ErrBundle      = errors.New("bundle: damaged or altered bundle")
 	ErrDiverged    = errors.New("bundle: the store computed other bytes for the same action")
+	// ErrVolumeSize is returned by Export for a volume size below
+	// MinVolumeSize.
+	ErrVolumeSize = errors.New("bundle: volume size too small")
 )
+
+// Options says what Export writes and where.
+type Options struct {
+	// Code and Profile are the manifest's code identity and profile;
+	// Targets the targets whose closure the tasks are.
+	Code, Profile string
+	Targets       []string
+	// File is the bundle file; with VolumeSize > 0 (at least
+	// MinVolumeSize) the bundle is cut into volumes File.001, File.002, …
+	// of at most VolumeSize bytes and File is their index.
+	File       string
+	VolumeSize int64
+}
 
 // ExportSummary is what Export wrote.
 type ExportSummary struct {
-	File    string `json:"file"`
-	Bytes   int64  `json:"bytes"`
-	Tasks   int    `json:"tasks"`
-	Entries int    `json:"entries"`
+	File string `json:"file"`
+	// Bytes is the bundle's size (in volumes: theirs together).
+	Bytes   int64    `json:"bytes"`
+	Volumes []Volume `json:"volumes,omitempty"`
+	Tasks   int      `json:"tasks"`
+	Entries int      `json:"entries"`
 	// EntryBytes is the uncompressed size of the content entries.
 	EntryBytes int64 `json:"entry_bytes"`
 }
 
 // Export writes the recorded outputs and events of tasks (in plan order;
-// pass the targets' closure) to the file path, atomically. Every task
-// must have a recorded output, intact in the store.
-func Export(eng *pipeline.Engine, tasks []*dag.Task, targets []string, code, profile, path string) (*ExportSummary, error) {
+// pass the targets' closure) as o says, atomically (in volumes: each
+// volume, then the index). Every task must have a recorded output, intact
+// in the store.
+func Export(eng *pipeline.Engine, tasks []*dag.Task, o Options) (*ExportSummary, error) {
+	if o.VolumeSize != 0 && o.VolumeSize < MinVolumeSize {
+		return nil, fmt.Errorf("%w: a volume size of %d bytes is below the least, %d (1 MiB)", ErrVolumeSize, o.VolumeSize, MinVolumeSize)
+	}
 	rec := provenance.New(eng)
 	states, err := eng.Events.LastStates()
 	if err != nil {
@@ -120,15 +143,24 @@ func Export(eng *pipeline.Engine, tasks []*dag.Task, targets []string, code, pro
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%w: %d task(s) have no finished output in %s, e.g. %s; run them first", ErrNotRecorded, len(missing), eng.Store.Root(), strings.Join(missing[:min(3, len(missing))], ", "))
 	}
-	sum := &ExportSummary{File: path, Tasks: len(records)}
-	err = atomicfile.Write(path, func(f *os.File) error {
-		return write(f, eng.Store, records, Manifest{Format: Format, Code: code, Profile: profile, Targets: targets}, sum)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("bundle %s: %w", path, err)
+	sum := &ExportSummary{File: o.File, Tasks: len(records)}
+	m := Manifest{Format: Format, Code: o.Code, Profile: o.Profile, Targets: o.Targets}
+	if o.VolumeSize > 0 {
+		sum.Volumes, err = writeVolumes(o.File, o.VolumeSize, func(w io.Writer) error { return write(w, eng.Store, records, m, sum) })
+		if err == nil {
+			err = writeIndex(o.File, sum.Volumes)
+		}
+		for _, v := range sum.Volumes {
+			sum.Bytes += v.Bytes
+		}
+	} else {
+		err = atomicfile.Write(o.File, func(f *os.File) error { return write(f, eng.Store, records, m, sum) })
+		if fi, serr := os.Stat(o.File); err == nil && serr == nil {
+			sum.Bytes = fi.Size()
+		}
 	}
-	if fi, err := os.Stat(path); err == nil {
-		sum.Bytes = fi.Size()
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", o.File, err)
 	}
 	return sum, nil
 }
@@ -331,7 +363,7 @@ func Read(path string) (*Manifest, map[string]*Record, error) {
 
 // members calls fn for each member of the bundle at path, in order.
 func members(path string, fn func(name string, r io.Reader) error) error {
-	f, err := os.Open(path)
+	f, err := openBundle(path)
 	if err != nil {
 		return err
 	}
@@ -476,4 +508,192 @@ func recordTasks(log *events.Log, todo []*Record, info json.RawMessage) (uint64,
 		return 0, err
 	}
 	return run, nil
+}
+
+// IndexFormat is the version of a volume index.
+const IndexFormat = 1
+
+// MinVolumeSize is the smallest volume Export cuts a bundle into: a size
+// meant in MiB but given in bytes would otherwise write thousands of files.
+const MinVolumeSize = 1 << 20
+
+// Index is what the bundle file holds when the bundle is cut into volumes:
+// the volumes in order, each with its size and SHA-256. Their
+// concatenation is the bundle, byte for byte what one file would hold.
+type Index struct {
+	Format  int      `json:"bundle_volumes_format"`
+	Bytes   int64    `json:"bytes"`
+	Volumes []Volume `json:"volumes"`
+}
+
+// Volume is one piece of a bundle cut into volumes.
+type Volume struct {
+	// File is its name, in the index's directory.
+	File   string `json:"file"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// volumeName is the name of the i-th (from 1) volume of the bundle file
+// path.
+func volumeName(path string, i int) string {
+	return fmt.Sprintf("%s.%03d", path, i)
+}
+
+// writeVolumes writes what fill writes as volumes path.001, path.002, …
+// of at most size bytes each (each published atomically), removes
+// volumes of an earlier export beyond the last, and returns them. On
+// error the volumes this call wrote are removed.
+func writeVolumes(path string, size int64, fill func(io.Writer) error) ([]Volume, error) {
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(fill(pw)) }()
+	in := bufio.NewReaderSize(pr, 1<<20)
+	var vols []Volume
+	fail := func(err error) ([]Volume, error) {
+		pr.CloseWithError(err) // stops fill if it is still writing
+		for i := range vols {
+			os.Remove(volumeName(path, i+1))
+		}
+		return nil, err
+	}
+	for i := 1; ; i++ {
+		if _, err := in.Peek(1); err == io.EOF {
+			break
+		} else if err != nil {
+			return fail(err)
+		}
+		name := volumeName(path, i)
+		h := sha256.New()
+		var n int64
+		err := atomicfile.Write(name, func(f *os.File) error {
+			var err error
+			n, err = io.CopyN(io.MultiWriter(f, h), in, size)
+			if err == io.EOF {
+				err = nil
+			}
+			return err
+		})
+		if err != nil {
+			return fail(err)
+		}
+		vols = append(vols, Volume{File: filepath.Base(name), Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))})
+	}
+	for i := len(vols) + 1; ; i++ {
+		if err := os.Remove(volumeName(path, i)); err != nil {
+			break
+		}
+	}
+	return vols, nil
+}
+
+// writeIndex publishes the index of vols at path.
+func writeIndex(path string, vols []Volume) error {
+	ix := Index{Format: IndexFormat, Volumes: vols}
+	for _, v := range vols {
+		ix.Bytes += v.Bytes
+	}
+	js, err := json.MarshalIndent(ix, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, append(js, '\n'))
+}
+
+// openBundle opens the bundle at path: the file itself, or, when it is a
+// volume index, its volumes in order, each checked first against the
+// index's size and SHA-256.
+func openBundle(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReader(f)
+	head, _ := br.Peek(2)
+	if bytes.Equal(head, []byte{0x1f, 0x8b}) { // gzip: a bundle in one file
+		return readCloser{br, f}, nil
+	}
+	defer f.Close()
+	var ix Index
+	dec := json.NewDecoder(io.LimitReader(br, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ix); err != nil || ix.Format != IndexFormat || len(ix.Volumes) == 0 {
+		return nil, fmt.Errorf("%w: %s is neither a bundle nor an index of its volumes (%v)", ErrBundle, path, errors.Join(err, fmt.Errorf("format %d, %d volumes", ix.Format, len(ix.Volumes))))
+	}
+	return openVolumes(path, ix)
+}
+
+// openVolumes checks the volumes ix lists, in path's directory, and opens
+// them as one reader. A volume that is missing, of another size than the
+// index says or with another SHA-256 is an ErrBundle naming it: the
+// download to repeat.
+func openVolumes(path string, ix Index) (io.ReadCloser, error) {
+	dir := filepath.Dir(path)
+	bad := func(i int, what string) error {
+		return fmt.Errorf("%w: volume %s (%d of %d, listed in %s): %s", ErrBundle, ix.Volumes[i].File, i+1, len(ix.Volumes), path, what)
+	}
+	var total int64
+	for i, v := range ix.Volumes {
+		if v.File != filepath.Base(v.File) || v.File == ".." || strings.ContainsAny(v.File, `/\`) {
+			return nil, bad(i, "not a plain file name")
+		}
+		fi, err := os.Stat(filepath.Join(dir, v.File))
+		switch {
+		case err != nil:
+			return nil, bad(i, err.Error())
+		case fi.Size() != v.Bytes:
+			return nil, bad(i, fmt.Sprintf("%d bytes, the index says %d (an incomplete download?)", fi.Size(), v.Bytes))
+		}
+		total += v.Bytes
+	}
+	if total != ix.Bytes {
+		return nil, fmt.Errorf("%w: %s: its volumes add up to %d bytes, the index says %d", ErrBundle, path, total, ix.Bytes)
+	}
+	vs := &volumes{}
+	for i, v := range ix.Volumes {
+		f, err := os.Open(filepath.Join(dir, v.File))
+		if err != nil {
+			vs.Close()
+			return nil, bad(i, err.Error())
+		}
+		vs.files = append(vs.files, f)
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		if err == nil {
+			_, err = f.Seek(0, io.SeekStart)
+		}
+		if err != nil {
+			vs.Close()
+			return nil, bad(i, err.Error())
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != v.SHA256 {
+			vs.Close()
+			return nil, bad(i, fmt.Sprintf("SHA-256 %s, the index says %s", got, v.SHA256))
+		}
+	}
+	rs := make([]io.Reader, len(vs.files))
+	for i, f := range vs.files {
+		rs[i] = f
+	}
+	vs.Reader = io.MultiReader(rs...)
+	return vs, nil
+}
+
+// readCloser reads from one reader and closes another.
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// volumes reads a bundle's open volumes in order.
+type volumes struct {
+	io.Reader
+	files []*os.File
+}
+
+func (v *volumes) Close() error {
+	var errs []error
+	for _, f := range v.files {
+		errs = append(errs, f.Close())
+	}
+	return errors.Join(errs...)
 }

@@ -21,6 +21,19 @@
 //     tasks with their action and output IDs, and the SHA-256 of every
 //     other member.
 //
+// # Volumes
+//
+// A bundle too large for one file where it is to be published (a GitHub
+// release asset must be under 2 GiB) is cut into volumes: Options.VolumeSize
+// > 0 writes the same bytes as the one file would hold, in order, into
+// File.001, File.002, … of at most that size each (each published
+// atomically; volumes of an earlier export beyond the last are removed),
+// and then, at File, their Index: each volume's name, size and SHA-256.
+// Reading a bundle whose file is an index (not gzip) first checks every
+// volume's size and SHA-256 against it, so that a missing, incomplete or
+// damaged download is refused as ErrBundle naming the volume, before any
+// member is read.
+//
 // # Import
 //
 // Import reads the file twice. The first pass checks every member against
