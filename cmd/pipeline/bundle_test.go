@@ -121,45 +121,7 @@ func TestBundleRoundTripTamperAndDivergence(t *testing.T) {
 		t.Fatalf("a second import: %v (exit %d)\n%s", err, code, js)
 	}
 
-	// Cut into volumes (a GitHub release asset must be under 2 GiB): their
-	// concatenation is the bundle in one file, byte for byte, and an
-	// import of their index records every task.
-	vdir := filepath.Join(dir, "volumes")
-	os.Mkdir(vdir, 0o755)
-	index := filepath.Join(vdir, "smoke.bundle")
-	out, code = cli(t, bin, root, withFlags([]string{"export", "report", "--to", index, "--volume-size", "1MiB"}, common...)...)
-	vols, _ := filepath.Glob(index + ".*")
-	if code != 0 || len(vols) < 2 || !strings.Contains(out, fmt.Sprintf("in %d volumes of at most 1.00 MiB, smoke.bundle.001 to smoke.bundle.%03d", len(vols), len(vols))) {
-		t.Fatalf("export in volumes: exit %d, volumes %v\n%s", code, vols, out)
-	}
-	var joined []byte
-	for _, v := range vols {
-		joined = append(joined, readFile(t, v)...)
-	}
-	if !bytes.Equal(joined, readFile(t, file)) {
-		t.Errorf("the volumes joined (%d bytes) are not the bundle in one file (%d bytes)", len(joined), len(readFile(t, file)))
-	}
-	third := []string{"--dag", filepath.Join(root, "dag.yaml"), "--store", filepath.Join(dir, "third"), "--figures", filepath.Join(dir, "third-fig")}
-	js, code = cliStdout(t, bin, root, withFlags([]string{"import", index, "--json"}, third...)...)
-	if err := json.Unmarshal([]byte(js), &sum); err != nil || code != 0 || len(sum.Imported) != 257 {
-		t.Fatalf("import of the volumes' index into an empty store: %v (exit %d)\n%s", err, code, js)
-	}
-	for _, c := range []struct{ size, want string }{{"1000", "below the least"}, {"2TB", "is not a positive size"}, {"-1MiB", "is not a positive size"}} {
-		if out, code := cli(t, bin, root, withFlags([]string{"export", "report", "--to", filepath.Join(dir, "x.bundle"), "--volume-size", c.size}, common...)...); code != 2 || !strings.Contains(out, c.want) {
-			t.Errorf("export --volume-size %s: exit %d, want 2 and %q\n%s", c.size, code, c.want, out)
-		}
-	}
-	// A volume damaged in the download is named; nothing is written.
-	b := readFile(t, vols[1])
-	b[len(b)/2] ^= 1
-	os.WriteFile(vols[1], b, 0o644)
-	other2 := []string{"--dag", filepath.Join(root, "dag.yaml"), "--store", filepath.Join(dir, "fourth")}
-	if out, code := cli(t, bin, root, withFlags([]string{"import", index}, other2...)...); code != 2 || !strings.Contains(out, "volume smoke.bundle.002 (2 of") || !strings.Contains(out, "SHA-256") {
-		t.Errorf("import with a damaged volume: exit %d, want 2 naming smoke.bundle.002\n%s", code, out)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "fourth", "events.db")); err == nil {
-		t.Errorf("an import refused for a damaged volume created a store")
-	}
+	checkVolumes(t, bin, root, dir, file, common)
 
 	// A bundle with one byte of one output changed is refused before
 	// anything is written.
@@ -203,6 +165,51 @@ func TestBundleRoundTripTamperAndDivergence(t *testing.T) {
 				t.Errorf("store %s: %s changed", c.name, p)
 			}
 		}
+	}
+}
+
+// checkVolumes exports the smoke store's report cut into volumes (a
+// GitHub release asset must be under 2 GiB): their concatenation is the
+// bundle in one file, byte for byte, an import of their index records
+// every task, and a volume damaged in the download is named.
+func checkVolumes(t *testing.T, bin, root, dir, file string, common []string) {
+	t.Helper()
+	vdir := filepath.Join(dir, "volumes")
+	os.Mkdir(vdir, 0o755)
+	index := filepath.Join(vdir, "smoke.bundle")
+	out, code := cli(t, bin, root, withFlags([]string{"export", "report", "--to", index, "--volume-size", "1MiB"}, common...)...)
+	vols, _ := filepath.Glob(index + ".*")
+	if code != 0 || len(vols) < 2 || !strings.Contains(out, fmt.Sprintf("in %d volumes of at most 1.00 MiB, smoke.bundle.001 to smoke.bundle.%03d", len(vols), len(vols))) {
+		t.Fatalf("export in volumes: exit %d, volumes %v\n%s", code, vols, out)
+	}
+	var joined []byte
+	for _, v := range vols {
+		joined = append(joined, readFile(t, v)...)
+	}
+	if !bytes.Equal(joined, readFile(t, file)) {
+		t.Errorf("the volumes joined (%d bytes) are not the bundle in one file (%d bytes)", len(joined), len(readFile(t, file)))
+	}
+	third := []string{"--dag", filepath.Join(root, "dag.yaml"), "--store", filepath.Join(dir, "third"), "--figures", filepath.Join(dir, "third-fig")}
+	var sum struct{ Imported []string }
+	js, code := cliStdout(t, bin, root, withFlags([]string{"import", index, "--json"}, third...)...)
+	if err := json.Unmarshal([]byte(js), &sum); err != nil || code != 0 || len(sum.Imported) != 257 {
+		t.Fatalf("import of the volumes' index into an empty store: %v (exit %d)\n%s", err, code, js)
+	}
+	for _, c := range []struct{ size, want string }{{"1000", "below the least"}, {"2TB", "is not a positive size"}, {"-1MiB", "is not a positive size"}} {
+		if out, code := cli(t, bin, root, withFlags([]string{"export", "report", "--to", filepath.Join(dir, "x.bundle"), "--volume-size", c.size}, common...)...); code != 2 || !strings.Contains(out, c.want) {
+			t.Errorf("export --volume-size %s: exit %d, want 2 and %q\n%s", c.size, code, c.want, out)
+		}
+	}
+	// A volume damaged in the download is named; nothing is written.
+	b := readFile(t, vols[1])
+	b[len(b)/2] ^= 1
+	os.WriteFile(vols[1], b, 0o644)
+	other2 := []string{"--dag", filepath.Join(root, "dag.yaml"), "--store", filepath.Join(dir, "fourth")}
+	if out, code := cli(t, bin, root, withFlags([]string{"import", index}, other2...)...); code != 2 || !strings.Contains(out, "volume smoke.bundle.002 (2 of") || !strings.Contains(out, "SHA-256") {
+		t.Errorf("import with a damaged volume: exit %d, want 2 naming smoke.bundle.002\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fourth", "events.db")); err == nil {
+		t.Errorf("an import refused for a damaged volume created a store")
 	}
 }
 
