@@ -36,3 +36,32 @@ func TestNonPaperFiguresSayTheirProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryTaskFeedsAFigure: in every profile each task's output is an
+// input of another task, up to the plots and the report, so that no
+// profile spends time on work nothing uses. (The quick profile generated
+// three linear-regression data sets at d = 1000 for seeds it excluded from
+// training there.)
+func TestEveryTaskFeedsAFigure(t *testing.T) {
+	for _, profile := range []string{"paper", "quick", "smoke", "horizon-long"} {
+		plan, err := dag.Load("../dag.yaml", profile, Kinds())
+		if err != nil {
+			t.Fatal(err)
+		}
+		used := map[*dag.Task]bool{}
+		for _, tk := range plan.Tasks {
+			for _, d := range tk.Deps {
+				used[d] = true
+			}
+		}
+		var unused []string
+		for _, tk := range plan.Tasks {
+			if !used[tk] && tk.Stage.Kind != "plot" && tk.Stage.Kind != "report" {
+				unused = append(unused, tk.Path)
+			}
+		}
+		if len(unused) > 0 {
+			t.Errorf("%s: %d task(s) feed no other task, e.g. %s", profile, len(unused), strings.Join(unused[:min(3, len(unused))], ", "))
+		}
+	}
+}
