@@ -24,7 +24,7 @@ func cmdExport(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	}
 	sum, err := bundle.Export(eng, only.Tasks, bundle.Options{Code: codeid.Stamp, Profile: c.Profile, Targets: c.Args, File: c.BundleFile, VolumeSize: c.VolumeSize})
 	switch {
-	case errors.Is(err, bundle.ErrNotRecorded) || errors.Is(err, bundle.ErrVolumeSize):
+	case errors.Is(err, bundle.ErrNotRecorded):
 		return exitInvalid, err
 	case err != nil:
 		return exitFailed, err

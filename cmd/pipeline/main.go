@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"zorepro/pipeline/bundle"
 	"zorepro/pipeline/crashpoint"
 	"zorepro/pipeline/dag"
 	"zorepro/stages"
@@ -227,6 +228,8 @@ func decodeFlags(c *Config, fs *pflag.FlagSet, v *viper.Viper) []string {
 	if has("volume-size") && str("volume-size") != "" {
 		if c.VolumeSize, err = sizeSetting(v, "volume-size"); err != nil {
 			problems = append(problems, err.Error())
+		} else if c.VolumeSize < bundle.MinVolumeSize {
+			problems = append(problems, fmt.Sprintf("--volume-size (or %s): %d bytes is below the least, 1MiB", envName("volume-size"), c.VolumeSize))
 		}
 	}
 	c.Against = str("against")

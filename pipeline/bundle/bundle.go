@@ -72,16 +72,12 @@ type Record struct {
 
 // ErrNotRecorded is returned by Export for a task without a recorded
 // output; ErrBundle by Import for a bundle (or one of its volumes) that
-// fails a check; ErrDiverged
-// by Import when the store records a bundled task's action with another
+// fails a check; ErrDiverged by Import when the store records a bundled task's action with another
 // output.
 var (
 	ErrNotRecorded = errors.New("bundle: task not recorded")
 	ErrBundle      = errors.New("bundle: damaged or altered bundle")
 	ErrDiverged    = errors.New("bundle: the store computed other bytes for the same action")
-	// ErrVolumeSize is returned by Export for a volume size below
-	// MinVolumeSize.
-	ErrVolumeSize = errors.New("bundle: volume size too small")
 )
 
 // Options says what Export writes and where.
@@ -90,8 +86,7 @@ type Options struct {
 	// Targets the targets whose closure the tasks are.
 	Code, Profile string
 	Targets       []string
-	// File is the bundle file; with VolumeSize > 0 (at least
-	// MinVolumeSize) the bundle is cut into volumes File.001, File.002, …
+	// File is the bundle file; with VolumeSize > 0 the bundle is cut into volumes File.001, File.002, …
 	// of at most VolumeSize bytes and File is their index.
 	File       string
 	VolumeSize int64
@@ -114,9 +109,6 @@ type ExportSummary struct {
 // volume, then the index). Every task must have a recorded output, intact
 // in the store.
 func Export(eng *pipeline.Engine, tasks []*dag.Task, o Options) (*ExportSummary, error) {
-	if o.VolumeSize != 0 && o.VolumeSize < MinVolumeSize {
-		return nil, fmt.Errorf("%w: a volume size of %d bytes is below the least, %d (1 MiB)", ErrVolumeSize, o.VolumeSize, MinVolumeSize)
-	}
 	rec := provenance.New(eng)
 	states, err := eng.Events.LastStates()
 	if err != nil {
@@ -513,8 +505,8 @@ func recordTasks(log *events.Log, todo []*Record, info json.RawMessage) (uint64,
 // IndexFormat is the version of a volume index.
 const IndexFormat = 1
 
-// MinVolumeSize is the smallest volume Export cuts a bundle into: a size
-// meant in MiB but given in bytes would otherwise write thousands of files.
+// MinVolumeSize is the smallest volume size the command line takes: a
+// size meant in MiB but given in bytes would write thousands of files.
 const MinVolumeSize = 1 << 20
 
 // Index is what the bundle file holds when the bundle is cut into volumes:
