@@ -127,7 +127,11 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 	default:
 		c.Expect = cp.String("expect", task.Required(), task.OneOf(">", "<", "~"))
 		if c.Stat != StatBest && c.Stat != StatIncrease {
-			c.Threshold = cp.Float("threshold", task.Default(0.0))
+			threshold := task.Default(0.0)
+			if c.Stat == StatRatio { // a ratio of positive means always exceeds 0: the claim states its side
+				threshold = task.Required()
+			}
+			c.Threshold = cp.Float("threshold", threshold)
 			c.Tolerance = cp.Float("tolerance", task.Default(0.0), task.Min(0))
 		}
 	}

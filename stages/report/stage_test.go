@@ -43,6 +43,8 @@ func TestClaimsValidation(t *testing.T) {
 		map[string]any{"id": "b3", "figure": "f", "section": "§1", "text": "t", "stat": "bound", "curves": []any{"x"}, "expect": ">",
 			"bound": map[string]any{"coef": 2.0}},
 		with("bound", map[string]any{"coef": 2.0}),
+		// a ratio claim states its threshold (0 would always pass)
+		with("stat", "ratio"),
 	}
 	p := task.NewParams("dag.yaml", "report", map[string]any{"claims": claims})
 	Kind{}.Plan(p)
@@ -67,6 +69,7 @@ func TestClaimsValidation(t *testing.T) {
 		`params.claims[12].bound.shape: unknown parameter`,
 		`params.claims[13].stat: a bound claim expects < and a positive finite bound coefficient`,
 		`params.claims[14].bound: unknown parameter`,
+		`params.claims[15].threshold: missing`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
