@@ -72,8 +72,8 @@ type Record struct {
 
 // ErrNotRecorded is returned by Export for a task without a recorded
 // output; ErrBundle by Import for a bundle (or one of its volumes) that
-// fails a check; ErrDiverged by Import when the store records a bundled task's action with another
-// output.
+// fails a check; ErrDiverged by Import when the store records a bundled
+// task's action with another output.
 var (
 	ErrNotRecorded = errors.New("bundle: task not recorded")
 	ErrBundle      = errors.New("bundle: damaged or altered bundle")
@@ -86,8 +86,9 @@ type Options struct {
 	// Targets the targets whose closure the tasks are.
 	Code, Profile string
 	Targets       []string
-	// File is the bundle file; with VolumeSize > 0 the bundle is cut into volumes File.001, File.002, …
-	// of at most VolumeSize bytes and File is their index.
+	// File is the bundle file; with VolumeSize > 0 the bundle is cut into
+	// volumes File.001, File.002, … of at most VolumeSize bytes and File
+	// is their index.
 	File       string
 	VolumeSize int64
 }
@@ -286,7 +287,7 @@ type ImportSummary struct {
 func Read(path string) (*Manifest, map[string]*Record, error) {
 	sums := map[string]string{}
 	small := map[string][]byte{}
-	err := members(path, func(name string, r io.Reader) error {
+	err := members(path, true, func(name string, r io.Reader) error {
 		if _, dup := sums[name]; dup {
 			return fmt.Errorf("%w: member %s appears twice", ErrBundle, name)
 		}
@@ -354,8 +355,10 @@ func Read(path string) (*Manifest, map[string]*Record, error) {
 }
 
 // members calls fn for each member of the bundle at path, in order.
-func members(path string, fn func(name string, r io.Reader) error) error {
-	f, err := openBundle(path)
+// hashVolumes: check each volume's SHA-256 first (the first pass; the
+// second pass's members are checked against their content IDs anyway).
+func members(path string, hashVolumes bool, fn func(name string, r io.Reader) error) error {
+	f, err := openBundle(path, hashVolumes)
 	if err != nil {
 		return err
 	}
@@ -442,7 +445,7 @@ func Import(path string, open func(*Manifest) (*pipeline.Engine, error), info js
 			want["cas/"+id] = true
 		}
 	}
-	err = members(path, func(name string, rd io.Reader) error {
+	err = members(path, false, func(name string, rd io.Reader) error {
 		if !want[name] {
 			return nil
 		}
@@ -593,8 +596,8 @@ func writeIndex(path string, vols []Volume) error {
 
 // openBundle opens the bundle at path: the file itself, or, when it is a
 // volume index, its volumes in order, each checked first against the
-// index's size and SHA-256.
-func openBundle(path string) (io.ReadCloser, error) {
+// index's size and (with hashVolumes) SHA-256.
+func openBundle(path string, hashVolumes bool) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -611,14 +614,14 @@ func openBundle(path string) (io.ReadCloser, error) {
 	if err := dec.Decode(&ix); err != nil || ix.Format != IndexFormat || len(ix.Volumes) == 0 {
 		return nil, fmt.Errorf("%w: %s is neither a bundle nor an index of its volumes (%v)", ErrBundle, path, errors.Join(err, fmt.Errorf("format %d, %d volumes", ix.Format, len(ix.Volumes))))
 	}
-	return openVolumes(path, ix)
+	return openVolumes(path, ix, hashVolumes)
 }
 
 // openVolumes checks the volumes ix lists, in path's directory, and opens
 // them as one reader. A volume that is missing, of another size than the
 // index says or with another SHA-256 is an ErrBundle naming it: the
 // download to repeat.
-func openVolumes(path string, ix Index) (io.ReadCloser, error) {
+func openVolumes(path string, ix Index, hashVolumes bool) (io.ReadCloser, error) {
 	dir := filepath.Dir(path)
 	bad := func(i int, what string) error {
 		return fmt.Errorf("%w: volume %s (%d of %d, listed in %s): %s", ErrBundle, ix.Volumes[i].File, i+1, len(ix.Volumes), path, what)
@@ -648,6 +651,9 @@ func openVolumes(path string, ix Index) (io.ReadCloser, error) {
 			return nil, bad(i, err.Error())
 		}
 		vs.files = append(vs.files, f)
+		if !hashVolumes {
+			continue
+		}
 		h := sha256.New()
 		_, err = io.Copy(h, f)
 		if err == nil {
