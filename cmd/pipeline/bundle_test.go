@@ -273,6 +273,44 @@ func TestPublishAndVerifyAgainst(t *testing.T) {
 	if out, code := cli(t, bin, root, withFlags([]string{"verify", "--against", pub}, common...)...); code != 0 || !strings.Contains(out, fmt.Sprintf("%d of %d published files", n, n)) {
 		t.Fatalf("verify --against the store's own publication: exit %d\n%s", code, out)
 	}
+	// The published copies are checked too: verify never vouches for a
+	// copy whose bytes are not its manifest's, nor for a file it does not
+	// list, nor for a listed file that is gone; publish will not mix its
+	// files with another publication's.
+	svg := filepath.Join(pub, "fig3c-lqr.svg")
+	orig := readFile(t, svg)
+	edited := bytes.Replace(orig, []byte("\n"), []byte("\r\n"), 1) // what a checkout with autocrlf does
+	for _, c := range []struct {
+		name, want, counts string
+		damage             func() error
+		mend               func() error
+	}{
+		{"an altered copy", "fig3c-lqr.svg: published copy altered", fmt.Sprintf("%d of %d", n-1, n),
+			func() error { return os.WriteFile(svg, edited, 0o644) }, func() error { return os.WriteFile(svg, orig, 0o644) }},
+		{"a missing copy", "fig3c-lqr.svg: missing from the published result", fmt.Sprintf("%d of %d", n-1, n),
+			func() error { return os.Remove(svg) }, func() error { return os.WriteFile(svg, orig, 0o644) }},
+		{"an unlisted file", "stale.png: not in the manifest", fmt.Sprintf("%d of %d", n, n+1),
+			func() error { return os.WriteFile(filepath.Join(pub, "stale.png"), orig, 0o644) }, func() error { return os.Remove(filepath.Join(pub, "stale.png")) }},
+	} {
+		if err := c.damage(); err != nil {
+			t.Fatal(err)
+		}
+		out, code := cli(t, bin, root, withFlags([]string{"verify", "--against", pub}, common...)...)
+		if code != 1 || !strings.Contains(out, c.want) || !strings.Contains(out, c.counts) {
+			t.Errorf("verify --against a result with %s: exit %d, want 1 and %q\n%s", c.name, code, c.want, out)
+		}
+		if c.name == "an unlisted file" {
+			out, code := cli(t, bin, root, withFlags([]string{"publish", "--to", pub}, common...)...)
+			if code != 2 || !strings.Contains(out, "holds stale.png, which this publication does not write") {
+				t.Errorf("publish into a directory holding another file: exit %d, want 2\n%s", code, out)
+			}
+		}
+		if err := c.mend(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A publication from a machine that computed other bytes: its copy
+	// and manifest agree, the store here differs.
 	var m struct{ Figures map[string]string }
 	mf := filepath.Join(pub, "manifest.json")
 	b := readFile(t, mf)
@@ -280,12 +318,17 @@ func TestPublishAndVerifyAgainst(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := m.Figures["fig3c-lqr.csv"]
-	altered := strings.Replace(string(b), old, "xxh64-0000000000000000", 1)
+	other := append(readFile(t, filepath.Join(pub, "fig3c-lqr.csv")), "1,2\n"...)
+	otherID := store.Sum(other).String()
+	altered := strings.Replace(string(b), old, otherID, 1)
 	if err := os.WriteFile(mf, []byte(altered), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(pub, "fig3c-lqr.csv"), other, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out, code = cli(t, bin, root, withFlags([]string{"verify", "--against", pub}, common...)...)
-	if code != 1 || !strings.Contains(out, "differs       fig3c-lqr.csv (published xxh64-0000000000000000, here "+old+")") || !strings.Contains(out, fmt.Sprintf("%d of %d", n-1, n)) {
+	if code != 1 || !strings.Contains(out, "differs       fig3c-lqr.csv (published "+otherID+", here "+old+")") || !strings.Contains(out, fmt.Sprintf("%d of %d", n-1, n)) {
 		t.Errorf("verify --against a result whose fig3c-lqr.csv differs: exit %d\n%s", code, out)
 	}
 	// A store missing tasks cannot be published.

@@ -99,6 +99,15 @@ func cmdPublish(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) 
 	if err := os.MkdirAll(c.BundleFile, 0o755); err != nil {
 		return exitFailed, err
 	}
+	entries, err := os.ReadDir(c.BundleFile)
+	if err != nil {
+		return exitFailed, err
+	}
+	for _, e := range entries {
+		if _, ok := files[e.Name()]; !ok && e.Name() != "manifest.json" {
+			return exitInvalid, fmt.Errorf("--to %s holds %s, which this publication does not write (a file of another publication?): remove it, or publish to an empty directory", c.BundleFile, e.Name())
+		}
+	}
 	for name, id := range files {
 		sid, err := store.ParseID(id)
 		if err != nil {
@@ -162,11 +171,17 @@ func verifyAgainst(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, erro
 		Here      string `json:"here,omitempty"`
 		Verdict   string `json:"verdict"`
 	}
+	copies, err := publishedCopies(c.Against, pub.Figures)
+	if err != nil {
+		return exitInvalid, fmt.Errorf("--against %s: %w", c.Against, err)
+	}
 	var ds []diff
 	same := 0
-	for _, name := range slices.Sorted(maps.Keys(pub.Figures)) {
+	for _, name := range slices.Sorted(maps.Keys(copies)) {
 		d := diff{File: name, Published: pub.Figures[name], Here: files[name]}
 		switch {
+		case copies[name] != "":
+			d.Verdict = copies[name]
 		case d.Here == "":
 			d.Verdict = "missing here"
 		case d.Here == d.Published:
@@ -182,15 +197,52 @@ func verifyAgainst(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, erro
 	} else {
 		for _, d := range ds {
 			if d.Verdict != "same" {
+				if copies[d.File] != "" {
+					fmt.Fprintf(stdout, "%s: %s\n", d.File, d.Verdict)
+					continue
+				}
 				fmt.Fprintf(stdout, "%-13s %s (published %s, here %s)\n", d.Verdict, d.File, d.Published, cmpOr(d.Here, "none"))
 			}
 		}
 		fmt.Fprintf(stdout, "%d of %d published files (%s, revision %s) are the same bytes here\n", same, len(ds), c.Against, pub.Revision)
 	}
 	if same != len(ds) {
-		return exitFailed, fmt.Errorf("verify --against: %d of %d published files differ or are missing here", len(ds)-same, len(ds))
+		return exitFailed, fmt.Errorf("verify --against: %d of %d published files differ, are missing here or are not intact in %s", len(ds)-same, len(ds), c.Against)
 	}
 	return exitOK, nil
+}
+
+// publishedCopies checks a published directory's files against its
+// manifest's content IDs, so that verify --against never vouches for a
+// copy whose bytes are not the ones it lists (an edited figure, a checkout
+// that rewrote line endings). It returns, for every listed file and every
+// file the manifest does not list, "" when the copy holds the listed
+// bytes, else what is wrong with it.
+func publishedCopies(dir string, listed map[string]string) (map[string]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, e := range entries {
+		if _, ok := listed[e.Name()]; !ok && e.Name() != "manifest.json" {
+			out[e.Name()] = "not in the manifest"
+		}
+	}
+	for name, id := range listed {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			out[name] = "missing from the published result"
+		case err != nil:
+			return nil, err
+		case store.Sum(b).String() != id:
+			out[name] = "published copy altered (its bytes are not the manifest's)"
+		default:
+			out[name] = ""
+		}
+	}
+	return out, nil
 }
 
 func cmpOr(a, b string) string {
