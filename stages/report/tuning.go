@@ -1,10 +1,13 @@
 package report
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"zorepro/pipeline/task"
@@ -59,8 +62,12 @@ type chosen struct {
 	Task        string
 	Params      map[string]any `json:"params"`
 	Score       float64        `json:"score"`
+	ScoreName   string         `json:"score_name"`
 	Carried     map[string]any `json:"carried"`
 	CarriedFrom string         `json:"carried_from"`
+	// Edges names each tuned value that is the smallest or largest of its
+	// grid axis (gridEdges): the best point may lie beyond the grid.
+	Edges []string `json:"-"`
 }
 
 // readChosen reads the choice of every tune task bound to the "tuned"
@@ -76,9 +83,64 @@ func readChosen(env task.Env) ([]chosen, error) {
 		if err := json.Unmarshal(data, &c); err != nil {
 			return nil, fmt.Errorf("%s chosen.json: %w", in.Task(), err)
 		}
+		table, err := in.Read("table.csv")
+		if err != nil {
+			return nil, err
+		}
+		if c.Edges, err = gridEdges(table, c.ScoreName, c.Params); err != nil {
+			return nil, fmt.Errorf("%s table.csv: %w", in.Task(), err)
+		}
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// gridEdges reads a tune task's table.csv (point, the grid's axes,
+// mean_SCORE, ...) and names each axis of at least three numeric values
+// whose chosen value is its smallest or largest, e.g. "alpha=0.005 is the
+// smallest of 5": a choice at the edge of its grid says the best value may
+// lie beyond it, so a reader should know.
+func gridEdges(table []byte, scoreName string, params map[string]any) ([]string, error) {
+	rows, err := csv.NewReader(bytes.NewReader(table)).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("no header")
+	}
+	end := slices.Index(rows[0], "mean_"+scoreName)
+	if end < 1 || rows[0][0] != "point" {
+		return nil, fmt.Errorf("header %q lacks point ... mean_%s", strings.Join(rows[0], ","), scoreName)
+	}
+	var edges []string
+	for col := 1; col < end; col++ {
+		axis := rows[0][col]
+		v, isNum := params[axis].(float64)
+		if !isNum {
+			continue
+		}
+		var vals []float64
+		for _, r := range rows[1:] {
+			x, err := strconv.ParseFloat(r[col], 64)
+			if err != nil {
+				vals = nil // not a numeric axis
+				break
+			}
+			if !slices.Contains(vals, x) {
+				vals = append(vals, x)
+			}
+		}
+		if len(vals) < 3 {
+			continue
+		}
+		switch v {
+		case slices.Min(vals):
+			edges = append(edges, fmt.Sprintf("%s=%s is the smallest of %d", axis, text(v), len(vals)))
+		case slices.Max(vals):
+			edges = append(edges, fmt.Sprintf("%s=%s is the largest of %d", axis, text(v), len(vals)))
+		}
+	}
+	return edges, nil
 }
 
 // hyperparameters describes where a figure's hyperparameters come from:
@@ -101,6 +163,9 @@ func hyperparameters(fig string, tunings []Tuning, all []chosen) (string, error)
 				continue
 			}
 			p := fmt.Sprintf("%s: %s (score %s", rest, keyValues(c.Params), num(c.Score))
+			if len(c.Edges) > 0 {
+				p += "; at its grid's edge: " + strings.Join(c.Edges, ", ")
+			}
 			if len(c.Carried) > 0 {
 				p += fmt.Sprintf("; %s carried from %s", keyValues(c.Carried), c.CarriedFrom)
 			}

@@ -64,3 +64,39 @@ func TestTuningValidation(t *testing.T) {
 		t.Errorf("a valid entry has problems:\n%s", all)
 	}
 }
+
+// A tuned value at the smallest or largest of its grid axis (three values
+// or more) is named, from the tune task's own table.csv; a value inside
+// its grid, a two-valued axis and a non-numeric axis are not.
+func TestGridEdges(t *testing.T) {
+	table := "point,alpha,directions,top,kind,mean_return,return_seed_283,chosen,reference\n" +
+		"0,0.005,10,5,a,1,1,,\n" +
+		"1,0.008,10,10,b,2,2,,\n" +
+		"2,0.01,20,5,a,3,3,yes,\n" +
+		"3,0.02,20,10,b,0,0,,\n"
+	params := map[string]any{"alpha": 0.01, "directions": 20.0, "top": 5.0, "kind": "a"}
+	got, err := gridEdges([]byte(table), "return", params)
+	if err != nil || len(got) != 0 {
+		t.Errorf("alpha inside its grid, two-valued axes: %q, %v", got, err)
+	}
+	table = strings.Replace(table, "0,0.005,10,5", "0,0.005,30,5", 1)
+	params["alpha"], params["directions"] = 0.02, 10.0
+	got, err = gridEdges([]byte(table), "return", params)
+	if want := []string{"alpha=0.02 is the largest of 4", "directions=10 is the smallest of 3"}; err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("edges %q, %v; want %q", got, err, want)
+	}
+	params["alpha"] = 0.005
+	got, _ = gridEdges([]byte(table), "return", params)
+	if len(got) == 0 || got[0] != "alpha=0.005 is the smallest of 4" {
+		t.Errorf("smallest alpha: %q", got)
+	}
+	if _, err := gridEdges([]byte(table), "test_loss", params); err == nil || !strings.Contains(err.Error(), "mean_test_loss") {
+		t.Errorf("a table without the score's column: %v", err)
+	}
+	all := []chosen{{Task: "tune/horizon/horizon=200/method=exact/name=swimmer", Params: map[string]any{"alpha": 0.005}, Score: 19.8,
+		Edges: []string{"alpha=0.005 is the smallest of 5"}}}
+	got1, err := hyperparameters("fig3d-horizon", []Tuning{{Figure: "fig3d-horizon", Stage: "tune/horizon"}}, all)
+	if want := "tuned by tune/horizon, horizon=200/method=exact/name=swimmer: alpha=0.005 (score 19.8; at its grid's edge: alpha=0.005 is the smallest of 5)"; err != nil || got1 != want {
+		t.Errorf("provenance: %q, %v\nwant %q", got1, err, want)
+	}
+}
