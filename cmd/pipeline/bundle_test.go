@@ -277,6 +277,8 @@ func TestPublishAndVerifyAgainst(t *testing.T) {
 	// copy whose bytes are not its manifest's, nor for a file it does not
 	// list, nor for a listed file that is gone; publish will not mix its
 	// files with another publication's.
+	mf := filepath.Join(pub, "manifest.json")
+	manifest := readFile(t, mf)
 	svg := filepath.Join(pub, "fig3c-lqr.svg")
 	orig := readFile(t, svg)
 	edited := bytes.Replace(orig, []byte("\n"), []byte("\r\n"), 1) // what a checkout with autocrlf does
@@ -289,6 +291,11 @@ func TestPublishAndVerifyAgainst(t *testing.T) {
 			func() error { return os.WriteFile(svg, edited, 0o644) }, func() error { return os.WriteFile(svg, orig, 0o644) }},
 		{"a missing copy", "fig3c-lqr.svg: missing from the published result", fmt.Sprintf("%d of %d", n-1, n),
 			func() error { return os.Remove(svg) }, func() error { return os.WriteFile(svg, orig, 0o644) }},
+		{"a manifest naming a path", "../escape.csv: refused: the manifest names a path", fmt.Sprintf("%d of %d", n, n+1),
+			func() error {
+				return os.WriteFile(mf, []byte(strings.Replace(string(manifest), `"figures": {`, `"figures": {"../escape.csv": "xxh64-0000000000000000", `, 1)), 0o644)
+			},
+			func() error { return os.WriteFile(mf, manifest, 0o644) }},
 		{"an unlisted file", "stale.png: not in the manifest", fmt.Sprintf("%d of %d", n, n+1),
 			func() error { return os.WriteFile(filepath.Join(pub, "stale.png"), orig, 0o644) }, func() error { return os.Remove(filepath.Join(pub, "stale.png")) }},
 	} {
@@ -312,7 +319,6 @@ func TestPublishAndVerifyAgainst(t *testing.T) {
 	// A publication from a machine that computed other bytes: its copy
 	// and manifest agree, the store here differs.
 	var m struct{ Figures map[string]string }
-	mf := filepath.Join(pub, "manifest.json")
 	b := readFile(t, mf)
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)

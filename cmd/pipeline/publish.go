@@ -230,6 +230,10 @@ func publishedCopies(dir string, listed map[string]string) (map[string]string, e
 		}
 	}
 	for name, id := range listed {
+		if name != filepath.Base(name) || name == "." || name == ".." {
+			out[name] = "refused: the manifest names a path, not a file of the published directory"
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		switch {
 		case errors.Is(err, os.ErrNotExist):
