@@ -99,14 +99,12 @@ func cmdPublish(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) 
 	if err := os.MkdirAll(c.BundleFile, 0o755); err != nil {
 		return exitFailed, err
 	}
-	entries, err := os.ReadDir(c.BundleFile)
+	others, err := unlisted(c.BundleFile, files)
 	if err != nil {
 		return exitFailed, err
 	}
-	for _, e := range entries {
-		if _, ok := files[e.Name()]; !ok && e.Name() != "manifest.json" {
-			return exitInvalid, fmt.Errorf("--to %s holds %s, which this publication does not write (a file of another publication?): remove it, or publish to an empty directory", c.BundleFile, e.Name())
-		}
+	if len(others) > 0 {
+		return exitInvalid, fmt.Errorf("--to %s holds %s, which this publication does not write (a file of another publication?): remove it, or publish to an empty directory", c.BundleFile, others[0])
 	}
 	for name, id := range files {
 		sid, err := store.ParseID(id)
@@ -219,15 +217,13 @@ func verifyAgainst(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, erro
 // file the manifest does not list, "" when the copy holds the listed
 // bytes, else what is wrong with it.
 func publishedCopies(dir string, listed map[string]string) (map[string]string, error) {
-	entries, err := os.ReadDir(dir)
+	others, err := unlisted(dir, listed)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
-	for _, e := range entries {
-		if _, ok := listed[e.Name()]; !ok && e.Name() != "manifest.json" {
-			out[e.Name()] = "not in the manifest"
-		}
+	for _, name := range others {
+		out[name] = "not in the manifest"
 	}
 	for name, id := range listed {
 		if name != filepath.Base(name) || name == "." || name == ".." {
@@ -244,6 +240,22 @@ func publishedCopies(dir string, listed map[string]string) (map[string]string, e
 			out[name] = "published copy altered (its bytes are not the manifest's)"
 		default:
 			out[name] = ""
+		}
+	}
+	return out, nil
+}
+
+// unlisted returns the names in a published directory, in order, that are
+// neither listed nor its manifest.json.
+func unlisted(dir string, listed map[string]string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if _, ok := listed[e.Name()]; !ok && e.Name() != "manifest.json" {
+			out = append(out, e.Name())
 		}
 	}
 	return out, nil
