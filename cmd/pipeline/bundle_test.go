@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -272,6 +273,22 @@ func TestPublishAndVerifyAgainst(t *testing.T) {
 	}
 	if out, code := cli(t, bin, root, withFlags([]string{"verify", "--against", pub}, common...)...); code != 0 || !strings.Contains(out, fmt.Sprintf("%d of %d published files", n, n)) {
 		t.Fatalf("verify --against the store's own publication: exit %d\n%s", code, out)
+	}
+	// verify --against reads the figures this binary and dag.yaml record,
+	// not a figure task's latest run: after another dag.yaml's run of
+	// plot/fig3c-lqr in the same store (another profile's, or an older
+	// revision's, as when horizon-long shares the paper run's store) the
+	// publication still verifies, and that other dag.yaml is told where it
+	// differs.
+	otherDag := slices.Clone(common)
+	otherDag[1] = writeFile(t, dir, "dag-other.yaml", strings.Replace(string(readFile(t, common[1])), "LQR: samples until", "LQR (another title): samples until", 1))
+	otherDag[7] = filepath.Join(dir, "fig-other")
+	pipelineRun(t, bin, root, append([]string{"plot/fig3c-lqr"}, otherDag...)...)
+	if out, code := cli(t, bin, root, withFlags([]string{"verify", "--against", pub}, common...)...); code != 0 || !strings.Contains(out, fmt.Sprintf("%d of %d published files", n, n)) {
+		t.Errorf("verify --against after another dag.yaml's run of a plot in the same store: exit %d\n%s", code, out)
+	}
+	if out, code := cli(t, bin, root, withFlags([]string{"verify", "--against", pub}, otherDag...)...); code != 1 || !strings.Contains(out, "differs       fig3c-lqr.svg") || !strings.Contains(out, "report: not recorded for this binary and dag.yaml") {
+		t.Errorf("verify --against with the other dag.yaml: exit %d, want 1 naming fig3c-lqr.svg and the report it never ran\n%s", code, out)
 	}
 	// The published copies are checked too: verify never vouches for a
 	// copy whose bytes are not its manifest's, nor for a file it does not

@@ -41,30 +41,45 @@ type Published struct {
 	Machine  map[string]string      `json:"machine"`
 }
 
-// figureFiles returns the files of the plan's figure-exporting tasks
-// (plots, the report) as the store records them (checked), by name, and
-// each task's output.
-func figureFiles(eng *pipeline.Engine) (files, outputs map[string]string, err error) {
+// figures are the files of a plan's figure-exporting tasks (plots, the
+// report) as the store records them at the plan's identities.
+type figures struct {
+	Files   map[string]string // file name → content ID (checked)
+	Outputs map[string]string // task → output ID
+	Missing []string          // "task: why", for each figure task with no output at its identity
+}
+
+// figureFiles reads the figures the plan's figure tasks have recorded
+// under the identities this binary and dag.yaml give them (xs, from
+// Explain), not a task's latest run: a store that also holds another
+// profile's or another revision's run of the same task (horizon-long's
+// plot/fig3d-horizon, say) still shows this profile's figures.
+func figureFiles(eng *pipeline.Engine, xs []provenance.Explained) (*figures, error) {
 	rec := provenance.New(eng)
-	files, outputs = map[string]string{}, map[string]string{}
+	byTask := make(map[string]provenance.Explained, len(xs))
+	for _, x := range xs {
+		byTask[x.Task] = x
+	}
+	f := &figures{Files: map[string]string{}, Outputs: map[string]string{}}
 	for _, t := range eng.Plan.Tasks {
 		if fx, ok := t.Runner.(pipeline.FigureExporter); !ok || !fx.ExportFigures() {
 			continue
 		}
-		p, err := rec.LastProduction(t.Path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", t.Path, err)
+		x := byTask[t.Path]
+		if x.Do != provenance.WouldCache {
+			f.Missing = append(f.Missing, fmt.Sprintf("%s: not recorded for this binary and dag.yaml (%s)", t.Path, x.Reason))
+			continue
 		}
-		es, err := rec.Checked(t.Path, p.Output)
+		es, err := rec.Checked(t.Path, x.Output)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		outputs[t.Path] = p.Output
+		f.Outputs[t.Path] = x.Output
 		for _, e := range es {
-			files[e.Name] = e.ID.String()
+			f.Files[e.Name] = e.ID.String()
 		}
 	}
-	return files, outputs, nil
+	return f, nil
 }
 
 // cmdPublish writes a complete recorded profile's figures, tables and
@@ -85,17 +100,18 @@ func cmdPublish(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) 
 		return exitFailed, fmt.Errorf("%d of %d tasks of profile %s are not recorded with this binary and dag.yaml (e.g. %s): a published result is the whole profile; run it first",
 			len(missing), len(xs), c.Profile, strings.Join(missing[:min(3, len(missing))], ", "))
 	}
-	files, outputs, err := figureFiles(eng)
+	figs, err := figureFiles(eng, xs)
 	if err != nil {
 		return exitFailed, err
 	}
+	files := figs.Files
 	tm, err := rec.Times()
 	if err != nil {
 		return exitFailed, err
 	}
 	v := readVersion()
 	m := Published{Format: 1, Profile: c.Profile, Revision: v.Revision, CodeIdentity: codeid.Stamp, Tasks: len(xs),
-		Figures: files, Outputs: outputs, Stages: tm.Stages, TaskTime: tm.Total, Runs: tm.Runs, RunsWall: tm.RunsWall, Machine: machine()}
+		Figures: files, Outputs: figs.Outputs, Stages: tm.Stages, TaskTime: tm.Total, Runs: tm.Runs, RunsWall: tm.RunsWall, Machine: machine()}
 	if err := os.MkdirAll(c.BundleFile, 0o755); err != nil {
 		return exitFailed, err
 	}
@@ -159,10 +175,15 @@ func verifyAgainst(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, erro
 	if err := json.Unmarshal(b, &pub); err != nil || pub.Format != 1 {
 		return exitInvalid, fmt.Errorf("--against %s: manifest.json is not a published result's (%v)", c.Against, err)
 	}
-	files, _, err := figureFiles(eng)
-	if err != nil && !errors.Is(err, provenance.ErrNotRecorded) {
+	xs, err := provenance.New(eng).Explain()
+	if err != nil {
 		return exitFailed, err
 	}
+	figs, err := figureFiles(eng, xs)
+	if err != nil {
+		return exitFailed, err
+	}
+	files := figs.Files
 	type diff struct {
 		File      string `json:"file"`
 		Published string `json:"published"`
@@ -191,8 +212,11 @@ func verifyAgainst(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, erro
 		ds = append(ds, d)
 	}
 	if c.JSON {
-		json.NewEncoder(stdout).Encode(map[string]any{"against": c.Against, "profile": pub.Profile, "published_revision": pub.Revision, "files": ds, "same": same})
+		json.NewEncoder(stdout).Encode(map[string]any{"against": c.Against, "profile": pub.Profile, "published_revision": pub.Revision, "files": ds, "same": same, "not_recorded": figs.Missing})
 	} else {
+		for _, m := range figs.Missing {
+			fmt.Fprintln(stdout, m)
+		}
 		for _, d := range ds {
 			if d.Verdict != "same" {
 				if copies[d.File] != "" {
