@@ -3,7 +3,11 @@ package plot
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"slices"
+	"strings"
+
+	"zorepro/pipeline/task"
 )
 
 // ratioView is a companion figure of one curve's mean over another's, per
@@ -15,38 +19,57 @@ type ratioView struct {
 	label    string // e.g. "ARS / ExAct"
 }
 
+// ratios is a view's curves and what they leave out.
+type ratios struct {
+	curves  []Curve              // one "ratio" curve per panel that has one
+	skipped []string             // panels where den's mean is positive at no x
+	left    map[string][]float64 // per drawn panel, the x where den's mean is not positive
+	xMin    float64              // the x range of every source curve, so that
+	xMax    float64              // the view's panels span the figure's
+}
+
 // curves divides the num curve's mean by the den curve's in every panel at
-// every x both have, as one curve per panel keyed "ratio" (no band). A
-// panel where den's mean is positive at no x has no ratio: it is returned
-// in skipped.
-func (v *ratioView) curves(all []Curve) (out []Curve, skipped []string, err error) {
+// every x both have, as one curve per panel keyed "ratio" (no band).
+func (v *ratioView) curves(all []Curve) (*ratios, error) {
+	r := &ratios{left: map[string][]float64{}, xMin: math.Inf(1), xMax: math.Inf(-1)}
 	var panels []string
 	for _, c := range all {
 		if !slices.Contains(panels, c.Panel) {
 			panels = append(panels, c.Panel)
 		}
+		for _, x := range c.X {
+			r.xMin, r.xMax = min(r.xMin, x), max(r.xMax, x)
+		}
 	}
 	for _, p := range panels {
 		num, den := find(all, p, v.num), find(all, p, v.den)
 		if num == nil || den == nil {
-			return nil, nil, fmt.Errorf("companion_ratio: panel %s lacks curve %s or %s", p, v.num, v.den)
+			return nil, fmt.Errorf("companion_ratio: panel %s lacks curve %s or %s", p, v.num, v.den)
 		}
-		r := Curve{Panel: p, Curve: "ratio", N: min(num.N, den.N)}
+		c := Curve{Panel: p, Curve: "ratio", N: min(num.N, den.N)}
+		var left []float64
 		for i, x := range num.X {
 			j := slices.Index(den.X, x)
-			if j < 0 || den.Mean[j] <= 0 {
+			if j < 0 {
+				continue
+			}
+			if den.Mean[j] <= 0 {
+				left = append(left, x)
 				continue
 			}
 			q := num.Mean[i] / den.Mean[j]
-			r.X, r.Mean, r.Lo, r.Hi = append(r.X, x), append(r.Mean, q), append(r.Lo, q), append(r.Hi, q)
+			c.X, c.Mean, c.Lo, c.Hi = append(c.X, x), append(c.Mean, q), append(c.Lo, q), append(c.Hi, q)
 		}
-		if len(r.X) == 0 {
-			skipped = append(skipped, p)
+		if len(c.X) == 0 {
+			r.skipped = append(r.skipped, p)
 			continue
 		}
-		out = append(out, r)
+		if len(left) > 0 {
+			r.left[p] = left
+		}
+		r.curves = append(r.curves, c)
 	}
-	return out, skipped, nil
+	return r, nil
 }
 
 func find(cs []Curve, panel, curve string) *Curve {
@@ -59,10 +82,11 @@ func find(cs []Curve, panel, curve string) *Curve {
 }
 
 // spec is the figure's spec with the ratio on y, a line at 1 (parity),
-// one y range for every panel (the ratios' and 1) and its own caption.
-func (v *ratioView) spec(s Spec, rc []Curve, skipped []string) Spec {
+// one y range for every panel (the ratios' and 1), the figure's x range,
+// and its own caption, which names every x a panel leaves out.
+func (v *ratioView) spec(s Spec, r *ratios) Spec {
 	lo, hi := 1.0, 1.0
-	for _, c := range rc {
+	for _, c := range r.curves {
 		for _, y := range c.Mean {
 			lo, hi = min(lo, y), max(hi, y)
 		}
@@ -72,19 +96,28 @@ func (v *ratioView) spec(s Spec, rc []Curve, skipped []string) Spec {
 	c := s
 	c.Title = v.label + ", the ratio of mean returns"
 	c.Caption = fmt.Sprintf("A companion view of the same numbers: %s, the ratio of the mean returns at each x, drawn where the denominator's mean is positive; above 1 the first leads. Not a figure of the paper.", v.label)
-	for _, p := range skipped {
-		c.Caption += fmt.Sprintf(" %s: no ratio, the denominator's mean return is not positive at any x.", panelTitle(s, p))
-	}
-	c.Curves = []CurveStyle{{Key: "ratio", Label: v.label, Color: color.Black}}
 	c.Panels = nil
 	for _, p := range s.Panels {
-		if !slices.Contains(skipped, p.Key) {
-			c.Panels = append(c.Panels, p)
+		switch xs := r.left[p.Key]; {
+		case slices.Contains(r.skipped, p.Key):
+			c.Caption += fmt.Sprintf(" %s: no ratio, the denominator's mean return is not positive at any x.", panelTitle(s, p.Key))
+			continue
+		case len(xs) > 0:
+			vs := make([]string, len(xs))
+			for i, x := range xs {
+				vs[i] = task.FormatFloat(x)
+			}
+			c.Caption += fmt.Sprintf(" %s: not drawn at x = %s, where the denominator's mean return is not positive.", panelTitle(s, p.Key), strings.Join(vs, ", "))
 		}
+		c.Panels = append(c.Panels, p)
 	}
+	c.Curves = []CurveStyle{{Key: "ratio", Label: v.label, Color: color.Black}}
 	for i := range c.Panels {
 		c.Panels[i].YLabel = v.label
 		c.Panels[i].LogY, c.Panels[i].YMin, c.Panels[i].YMax = false, &lo, &hi
+		if r.xMin < r.xMax && c.Panels[i].XMin == nil && c.Panels[i].XMax == nil {
+			c.Panels[i].XMin, c.Panels[i].XMax = &r.xMin, &r.xMax
+		}
 		c.Panels[i].HLines = []HLine{{Y: 1, Label: "parity"}}
 	}
 	c.Inset = nil
@@ -104,13 +137,13 @@ func panelTitle(s Spec, key string) string {
 // outputs renders the view: <figure>-ratio-view.png, .svg and .csv, or
 // nothing if no panel has a ratio.
 func (v *ratioView) outputs(figure string, s Spec, curves []Curve) ([]output, error) {
-	rc, skipped, err := v.curves(curves)
-	if err != nil || len(rc) == 0 {
+	r, err := v.curves(curves)
+	if err != nil || len(r.curves) == 0 {
 		return nil, err
 	}
-	png, svg, err := Render(v.spec(s, rc, skipped), rc)
+	png, svg, err := Render(v.spec(s, r), r.curves)
 	if err != nil {
 		return nil, err
 	}
-	return []output{{figure + "-ratio-view.png", png}, {figure + "-ratio-view.svg", svg}, {figure + "-ratio-view.csv", CurvesCSV(rc)}}, nil
+	return []output{{figure + "-ratio-view.png", png}, {figure + "-ratio-view.svg", svg}, {figure + "-ratio-view.csv", CurvesCSV(r.curves)}}, nil
 }
