@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -280,7 +279,7 @@ func TestPublishAndVerifyAgainst(t *testing.T) {
 	// revision's, as when horizon-long shares the paper run's store) the
 	// publication still verifies, and that other dag.yaml is told where it
 	// differs.
-	otherDag := slices.Clone(common)
+	otherDag := append([]string(nil), common...)
 	otherDag[1] = writeFile(t, dir, "dag-other.yaml", strings.Replace(string(readFile(t, common[1])), "LQR: samples until", "LQR (another title): samples until", 1))
 	otherDag[7] = filepath.Join(dir, "fig-other")
 	pipelineRun(t, bin, root, append([]string{"plot/fig3c-lqr"}, otherDag...)...)
