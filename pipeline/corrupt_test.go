@@ -32,6 +32,18 @@ func finalOutputs(t *testing.T, storeDir string) map[string]string {
 	return out
 }
 
+// openStore opens the harness's store and returns it with every task's
+// recorded output ID.
+func (h *harness) openStore() (*store.Store, map[string]string) {
+	h.t.Helper()
+	dir := filepath.Join(h.dir, "store")
+	st, err := store.Open(dir)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return st, finalOutputs(h.t, dir)
+}
+
 // referenceOutputs runs profile on a fresh store and returns its outputs.
 func referenceOutputs(t *testing.T, profile string) map[string]string {
 	t.Helper()
@@ -145,11 +157,8 @@ func TestCorruptArtifactIsRecomputed(t *testing.T) {
 			h := newHarness(t)
 			h.mustRun("", 2)
 			storeDir := filepath.Join(h.dir, "store")
-			st, err := store.Open(storeDir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			id := tc.artifact(t, st, finalOutputs(t, storeDir))
+			st, outs := h.openStore()
+			id := tc.artifact(t, st, outs)
 			good, err := st.Get(id)
 			if err != nil {
 				t.Fatal(err)
@@ -249,11 +258,8 @@ func TestInputCorruptedMidRun(t *testing.T) {
 	h := newHarness(t)
 	h.mustRun("", 1)
 	storeDir := filepath.Join(h.dir, "store")
-	st, err := store.Open(storeDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := entryOf(t, st, finalOutputs(t, storeDir)["a"], "data")
+	st, outs := h.openStore()
+	data := entryOf(t, st, outs["a"], "data")
 	// With one worker the "other" profile runs a (cached), then b/seed=1,
 	// then b/seed=2: damage a's output while b/seed=1 runs.
 	h.walk.gate = func(path string, it int64) {

@@ -289,10 +289,23 @@ func TestPublishAndVerifyAgainst(t *testing.T) {
 	if out, code := cli(t, bin, root, withFlags([]string{"verify", "--against", pub}, otherDag...)...); code != 1 || !strings.Contains(out, "differs       fig3c-lqr.svg") || !strings.Contains(out, "report: not recorded for this binary and dag.yaml") {
 		t.Errorf("verify --against with the other dag.yaml: exit %d, want 1 naming fig3c-lqr.svg and the report it never ran\n%s", code, out)
 	}
-	// The published copies are checked too: verify never vouches for a
-	// copy whose bytes are not its manifest's, nor for a file it does not
-	// list, nor for a listed file that is gone; publish will not mix its
-	// files with another publication's.
+	verifyDamagedPublications(t, bin, root, pub, n, common)
+	verifyOtherMachinesPublication(t, bin, root, pub, n, common)
+	// A store missing tasks cannot be published.
+	partial := []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke", "--store", filepath.Join(dir, "partial"), "--figures", filepath.Join(dir, "partial-fig")}
+	pipelineRun(t, bin, root, append([]string{"plot/fig3c-lqr"}, partial...)...)
+	if out, code := cli(t, bin, root, withFlags([]string{"publish", "--to", filepath.Join(dir, "p2")}, partial...)...); code != 1 || !strings.Contains(out, "a published result is the whole profile") {
+		t.Errorf("publish of a partial store: exit %d\n%s", code, out)
+	}
+}
+
+// verifyDamagedPublications checks that verify --against never vouches for
+// a published copy whose bytes are not its manifest's, nor for a file the
+// manifest does not list, nor for a listed file that is gone, and that
+// publish will not mix its files with another publication's. It leaves
+// pub as it found it.
+func verifyDamagedPublications(t *testing.T, bin, root, pub string, n int, common []string) {
+	t.Helper()
 	mf := filepath.Join(pub, "manifest.json")
 	manifest := readFile(t, mf)
 	svg := filepath.Join(pub, "fig3c-lqr.svg")
@@ -332,9 +345,15 @@ func TestPublishAndVerifyAgainst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// A publication from a machine that computed other bytes: its copy
-	// and manifest agree, the store here differs.
+}
+
+// verifyOtherMachinesPublication checks a publication from a machine that
+// computed other bytes: its copy and manifest agree, the store here
+// differs, and verify --against names the file with both content IDs.
+func verifyOtherMachinesPublication(t *testing.T, bin, root, pub string, n int, common []string) {
+	t.Helper()
 	var m struct{ Figures map[string]string }
+	mf := filepath.Join(pub, "manifest.json")
 	b := readFile(t, mf)
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
@@ -349,14 +368,8 @@ func TestPublishAndVerifyAgainst(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(pub, "fig3c-lqr.csv"), other, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, code = cli(t, bin, root, withFlags([]string{"verify", "--against", pub}, common...)...)
+	out, code := cli(t, bin, root, withFlags([]string{"verify", "--against", pub}, common...)...)
 	if code != 1 || !strings.Contains(out, "differs       fig3c-lqr.csv (published "+otherID+", here "+old+")") || !strings.Contains(out, fmt.Sprintf("%d of %d", n-1, n)) {
 		t.Errorf("verify --against a result whose fig3c-lqr.csv differs: exit %d\n%s", code, out)
-	}
-	// A store missing tasks cannot be published.
-	partial := []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke", "--store", filepath.Join(dir, "partial"), "--figures", filepath.Join(dir, "partial-fig")}
-	pipelineRun(t, bin, root, append([]string{"plot/fig3c-lqr"}, partial...)...)
-	if out, code := cli(t, bin, root, withFlags([]string{"publish", "--to", filepath.Join(dir, "p2")}, partial...)...); code != 1 || !strings.Contains(out, "a published result is the whole profile") {
-		t.Errorf("publish of a partial store: exit %d\n%s", code, out)
 	}
 }

@@ -32,11 +32,7 @@ func BenchmarkEnvSteps(b *testing.B) {
 				var tEnv, tRaw time.Duration
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					t0 := time.Now()
-					if _, err := m.Rollout(rand.New(rand.NewPCG(uint64(i), 0)), W, h, -1, nil, nil); err != nil {
-						b.Fatal(err)
-					}
-					t1 := time.Now()
+					tEnv += timedRollout(b, m, W, h, i)
 					if err := s.Reset(rand.New(rand.NewPCG(uint64(i), 0))); err != nil {
 						b.Fatal(err)
 					}
@@ -44,9 +40,7 @@ func BenchmarkEnvSteps(b *testing.B) {
 					if err := s.rawSteps(h * fs); err != nil {
 						b.Fatal(err)
 					}
-					t3 := time.Now()
-					tEnv += t1.Sub(t0)
-					tRaw += t3.Sub(t2)
+					tRaw += time.Since(t2)
 				}
 				steps := float64(b.N * h)
 				envRate := steps / tEnv.Seconds()
@@ -132,6 +126,15 @@ func BenchmarkRolloutsParallel(b *testing.B) {
 	}
 }
 
+// timedRollout times one rollout of W over h steps from reset stream i.
+func timedRollout(b *testing.B, m *Model, W []float64, h, i int) time.Duration {
+	t0 := time.Now()
+	if _, err := m.Rollout(rand.New(rand.NewPCG(uint64(i), 0)), W, h, -1, nil, nil); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(t0)
+}
+
 // BenchmarkDataAlloc compares the two ways of giving each rollout an
 // mjData, measured side by side: the free list of Rollout (fast reset) and
 // mj_makeData/mj_deleteData around every episode (mj_makeData runs
@@ -145,16 +148,12 @@ func BenchmarkDataAlloc(b *testing.B) {
 				var tPool, tFresh time.Duration
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					t0 := time.Now()
-					if _, err := m.Rollout(rand.New(rand.NewPCG(uint64(i), 0)), W, h, -1, nil, nil); err != nil {
-						b.Fatal(err)
-					}
+					tPool += timedRollout(b, m, W, h, i)
 					t1 := time.Now()
 					if _, err := m.freshRollout(resetFast, rand.New(rand.NewPCG(uint64(i), 0)), W, h, -1, nil, nil); err != nil {
 						b.Fatal(err)
 					}
 					tFresh += time.Since(t1)
-					tPool += t1.Sub(t0)
 				}
 				b.ReportMetric(float64(tPool.Microseconds())/float64(b.N), "µs/ep_pool")
 				b.ReportMetric(float64(tFresh.Microseconds())/float64(b.N), "µs/ep_makedata")

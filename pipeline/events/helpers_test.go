@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -18,7 +19,15 @@ import (
 // then closes the log.
 func openTest(t testing.TB) *Log {
 	t.Helper()
-	l, err := Open(filepath.Join(t.TempDir(), "events.db"), Options{})
+	l, _ := openTestAt(t)
+	return l
+}
+
+// openTestAt is openTest that also returns the log's path.
+func openTestAt(t testing.TB) (*Log, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "events.db")
+	l, err := Open(path, Options{Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +35,7 @@ func openTest(t testing.TB) *Log {
 		verify(t, l)
 		l.Close()
 	})
-	return l
+	return l, path
 }
 
 // beginRun begins a run in l (BeginRun), failing t on error.

@@ -195,11 +195,7 @@ func (l *Log) getJSON(bucket []byte, key string, v any) (ok bool, err error) {
 func (l *Log) LastStates() ([]StateRecord, error) {
 	var recs []StateRecord
 	err := l.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketLastState).ForEach(func(k, v []byte) error {
-			var r StateRecord
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("%w: laststate[%q]: %v", ErrCorruptLog, k, err)
-			}
+		return forEachJSON(tx, bucketLastState, func(k []byte, r StateRecord) error {
 			r.Task = string(k)
 			recs = append(recs, r)
 			return nil
@@ -212,11 +208,7 @@ func (l *Log) LastStates() ([]StateRecord, error) {
 func (l *Log) Runs() ([]Event, error) {
 	var evs []Event
 	err := l.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketRuns).ForEach(func(k, v []byte) error {
-			var ev Event
-			if err := json.Unmarshal(v, &ev); err != nil {
-				return fmt.Errorf("%w: runs[%x]: %v", ErrCorruptLog, k, err)
-			}
+		return forEachJSON(tx, bucketRuns, func(k []byte, ev Event) error {
 			if len(k) != 8 || ev.Run != binary.BigEndian.Uint64(k) {
 				return fmt.Errorf("%w: runs[%x] holds run %d", ErrCorruptLog, k, ev.Run)
 			}
@@ -248,12 +240,33 @@ func (l *Log) Stats() (events, iters uint64, err error) {
 // transaction (so fn must not use the Log).
 func (l *Log) Scan(fn func(Event) error) error {
 	return l.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketLog).ForEach(func(k, v []byte) error {
-			var ev Event
-			if err := json.Unmarshal(v, &ev); err != nil {
-				return fmt.Errorf("%w: event %x: %v", ErrCorruptLog, k, err)
-			}
-			return fn(ev)
-		})
+		return forEachJSON(tx, bucketLog, func(_ []byte, ev Event) error { return fn(ev) })
 	})
+}
+
+// forEachJSON decodes every value of bucket, in key order, and calls fn
+// with its key and value; a value that does not decode is ErrCorruptLog,
+// naming the bucket and key.
+func forEachJSON[T any](tx *bolt.Tx, bucket []byte, fn func(k []byte, v T) error) error {
+	return tx.Bucket(bucket).ForEach(func(k, v []byte) error {
+		var x T
+		if err := json.Unmarshal(v, &x); err != nil {
+			if !printable(k) {
+				return fmt.Errorf("%w: %s[%x]: %v", ErrCorruptLog, bucket, k, err)
+			}
+			return fmt.Errorf("%w: %s[%q]: %v", ErrCorruptLog, bucket, k, err)
+		}
+		return fn(k, x)
+	})
+}
+
+// printable reports whether a key is text (a task path) rather than a
+// binary sequence number.
+func printable(k []byte) bool {
+	for _, c := range k {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }

@@ -3,10 +3,8 @@ package events
 import (
 	"errors"
 	"io/fs"
-	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"zorepro/pipeline/task"
 )
@@ -27,12 +25,7 @@ func snapshotNow(t *testing.T, l *Log, path string) *Log {
 // A snapshot taken while a writer commits is a complete, readable log
 // holding a prefix of what was committed; the last one holds everything.
 func TestSnapshotDuringWritesIsConsistent(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "events.db")
-	l, err := Open(path, Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, path := openTestAt(t)
 	if _, err := OpenSnapshot(path, Options{}); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("snapshot before any was taken: %v", err)
 	}
@@ -79,12 +72,7 @@ func TestSnapshotDuringWritesIsConsistent(t *testing.T) {
 // A snapshot says whether it is of a run in progress; RemoveSnapshot
 // removes it and is a no-op when there is none.
 func TestSnapshotInProgressAndRemove(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "events.db")
-	l, err := Open(path, Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l, path := openTestAt(t)
 	if err := l.RemoveSnapshot(); err != nil {
 		t.Fatalf("removing a snapshot that does not exist: %v", err)
 	}

@@ -134,48 +134,35 @@ func seconds(x float64) time.Duration {
 func listSchedule(tasks []*dag.Task, dur []float64, workers int) float64 {
 	waiting := make([]int, len(tasks))
 	down := make([][]int, len(tasks))
-	var ready intHeap
+	ready := &queue[int]{less: func(a, b int) bool { return a < b }}
 	for _, t := range tasks {
 		waiting[t.Index] = len(t.Deps)
 		for _, d := range t.Deps {
 			down[d.Index] = append(down[d.Index], t.Index)
 		}
 		if len(t.Deps) == 0 {
-			ready = append(ready, t.Index)
+			ready.xs = append(ready.xs, t.Index)
 		}
 	}
-	heap.Init(&ready)
-	var running finishHeap
+	heap.Init(ready)
+	running := &queue[finishing]{less: byFinish}
 	now, free := 0.0, max(workers, 1)
 	for ready.Len() > 0 || running.Len() > 0 {
 		for free > 0 && ready.Len() > 0 {
-			i := heap.Pop(&ready).(int)
-			heap.Push(&running, finishing{at: now + dur[i], task: i})
+			i := heap.Pop(ready).(int)
+			heap.Push(running, finishing{at: now + dur[i], task: i})
 			free--
 		}
-		f := heap.Pop(&running).(finishing)
+		f := heap.Pop(running).(finishing)
 		now = f.at
 		free++
 		for _, d := range down[f.task] {
 			if waiting[d]--; waiting[d] == 0 {
-				heap.Push(&ready, d)
+				heap.Push(ready, d)
 			}
 		}
 	}
 	return now
-}
-
-type intHeap []int
-
-func (h intHeap) Len() int           { return len(h) }
-func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
-func (h *intHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 type finishing struct {
@@ -183,21 +170,26 @@ type finishing struct {
 	task int
 }
 
-// finishHeap orders running tasks by finish time, then plan index.
-type finishHeap []finishing
-
-func (h finishHeap) Len() int { return len(h) }
-func (h finishHeap) Less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
+// byFinish orders running tasks by finish time, then plan index.
+func byFinish(a, b finishing) bool {
+	if a.at != b.at {
+		return a.at < b.at
 	}
-	return h[i].task < h[j].task
+	return a.task < b.task
 }
-func (h finishHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *finishHeap) Push(x any)   { *h = append(*h, x.(finishing)) }
-func (h *finishHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
+
+// queue is a binary heap of T under less (container/heap's operations).
+type queue[T any] struct {
+	xs   []T
+	less func(a, b T) bool
+}
+
+func (q *queue[T]) Len() int           { return len(q.xs) }
+func (q *queue[T]) Less(i, j int) bool { return q.less(q.xs[i], q.xs[j]) }
+func (q *queue[T]) Swap(i, j int)      { q.xs[i], q.xs[j] = q.xs[j], q.xs[i] }
+func (q *queue[T]) Push(x any)         { q.xs = append(q.xs, x.(T)) }
+func (q *queue[T]) Pop() any {
+	x := q.xs[len(q.xs)-1]
+	q.xs = q.xs[:len(q.xs)-1]
 	return x
 }

@@ -594,13 +594,7 @@ func TestTaskTimesAcrossRuns(t *testing.T) {
 
 func eq(t *testing.T, what string, got, want []string) {
 	t.Helper()
-	if got == nil {
-		got = []string{}
-	}
-	if want == nil {
-		want = []string{}
-	}
-	if !slices.Equal(got, want) {
+	if !slices.Equal(got, want) { // nil and empty are equal
 		t.Errorf("%s = %v, want %v", what, got, want)
 	}
 }

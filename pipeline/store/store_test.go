@@ -123,22 +123,16 @@ func TestGetMissing(t *testing.T) {
 func TestPutIdempotent(t *testing.T) {
 	s := openTemp(t)
 	data := []byte("same bytes")
-	id1, err := s.Put(data)
-	if err != nil {
-		t.Fatal(err)
+	putAndStat := func() (ID, os.FileInfo) {
+		id := mustPut(t, s, data)
+		fi, err := os.Stat(s.Path(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id, fi
 	}
-	before, err := os.Stat(s.Path(id1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id2, err := s.Put(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, err := os.Stat(s.Path(id2))
-	if err != nil {
-		t.Fatal(err)
-	}
+	id1, before := putAndStat()
+	id2, after := putAndStat()
 	if id1 != id2 {
 		t.Fatalf("ids differ: %v %v", id1, id2)
 	}

@@ -87,21 +87,26 @@ func (code) Closure(roots ...string) (codeid.Identity, error) {
 }
 func (code) BuildLines() []string { return nil }
 
-const dagText = `version: 1
+// genStage generates the fake problem's two tables; lookupTune is the
+// body of a tune stage over them (after its name and inputs).
+const genStage = `version: 1
 stages:
   - name: gen
     kind: generate
     params: {env: table}
     matrix: {seed: [1, 2]}
-  - name: tune
-    kind: tune
-    inputs: {data: gen}
+`
+const lookupTune = `    kind: tune
     params:
       env: table
       method: lookup
       budget: 1
       seeds: [1, 2]
-      grid: {a: [0.1, 0.2, 0.3], b: [1, 2, 3]}
+`
+
+const dagText = genStage + `  - name: tune
+    inputs: {data: gen}
+` + lookupTune + `      grid: {a: [0.1, 0.2, 0.3], b: [1, 2, 3]}
       reference: {a: 0.2, b: 2}
       SELECT
 `
@@ -277,30 +282,12 @@ func TestGrowingTheGridRerunsOnlyNewTrials(t *testing.T) {
 	}
 }
 
-const carryDAG = `version: 1
-stages:
-  - name: gen
-    kind: generate
-    params: {env: table}
-    matrix: {seed: [1, 2]}
-  - name: first
-    kind: tune
+const carryDAG = genStage + `  - name: first
     inputs: {data: gen}
-    params:
-      env: table
-      method: lookup
-      budget: 1
-      seeds: [1, 2]
-      grid: {a: [0.1, 0.2, 0.3], b: [1, 2]}
+` + lookupTune + `      grid: {a: [0.1, 0.2, 0.3], b: [1, 2]}
   - name: second
-    kind: tune
     inputs: {data: gen, carry: first}
-    params:
-      env: table
-      method: lookup
-      budget: 1
-      seeds: [1, 2]
-      grid: {a: [0.1, 0.2, 0.3]}
+` + lookupTune + `      grid: {a: [0.1, 0.2, 0.3]}
       b: 1
       carry: [b]
 `
