@@ -53,7 +53,7 @@ var commands = []command{
 	{name: "events", args: "TASK", summary: "a task's recorded events, iteration by iteration",
 		detail: "--json prints one object; --jsonl streams one JSON object per event, then a summary object.",
 		flags:  []string{"store", "json", "jsonl"}, check: oneTask, run: run1(cmdEvents)},
-	{name: "show", args: "TASK [FILE]", summary: "the files of a task's latest recorded output, or one file's bytes",
+	{name: "show", args: "TASK [FILE]", summary: "the files of a task's recorded output, or one file's bytes",
 		flags: inspect, check: showArgs, run: run1(reading(cmdShow))},
 	{name: "audit", args: "FIGURE", summary: "recompute every point of a figure from its events; --x: the chain behind one point",
 		detail: "FIGURE is a file under --figures (any of its PNG, SVG or CSV) or an artifact ID.",

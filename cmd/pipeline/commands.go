@@ -573,6 +573,9 @@ type showFileDoc struct {
 	File    string `json:"file"`
 	ID      string `json:"id"`
 	Bytes   int    `json:"bytes"`
+	// Planned is false where the output shown is not the one this binary
+	// and dag.yaml would reuse (none is recorded) but the latest.
+	Planned bool   `json:"planned"`
 	Text    string `json:"text,omitempty"`
 	Base64  string `json:"base64,omitempty"`
 }
@@ -946,17 +949,20 @@ type showFile struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// cmdShow prints the latest recorded output of a task: its files with their
+// cmdShow prints the recorded output of a task that this binary and
+// dag.yaml would reuse (else, saying so, its latest): its files with their
 // sizes and content IDs or, given FILE, that file's bytes exactly (e.g. a
 // tuning table: `show tune/linreg/d=10/method=ars table.csv`).
 func cmdShow(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	rec := provenance.New(eng)
-	p, err := rec.LastProduction(c.Args[0])
+	p, planned, err := rec.Production(c.Args[0])
 	switch {
 	case errors.Is(err, provenance.ErrUnknownTask) || errors.Is(err, provenance.ErrNotRecorded):
 		return exitInvalid, err
 	case err != nil:
 		return exitFailed, err
+	case !planned && c.Stderr != nil:
+		fmt.Fprintf(c.Stderr, "note: %s: nothing is recorded for what this binary and dag.yaml would run (`why %s` says what changed); showing its latest recorded output, from run %d\n", p.Task, p.Task, p.Run)
 	}
 	manifest, err := eng.Manifest(p.Output)
 	if err != nil {
@@ -977,7 +983,7 @@ func cmdShow(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 			return exitFailed, err
 		}
 		if c.JSON {
-			doc := showFileDoc{Profile: c.Profile, Task: p.Task, Output: p.Output, File: c.Args[1], ID: id.String(), Bytes: len(b)}
+			doc := showFileDoc{Profile: c.Profile, Task: p.Task, Output: p.Output, File: c.Args[1], ID: id.String(), Bytes: len(b), Planned: planned}
 			if utf8.Valid(b) {
 				doc.Text = string(b)
 			} else {
@@ -1006,12 +1012,16 @@ func cmdShow(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 		files = append(files, f)
 	}
 	if c.JSON {
-		err := json.NewEncoder(stdout).Encode(map[string]any{"profile": c.Profile, "task": p.Task, "action": p.Action, "run": p.Run, "output": p.Output, "files": files})
+		err := json.NewEncoder(stdout).Encode(map[string]any{"profile": c.Profile, "task": p.Task, "action": p.Action, "run": p.Run, "output": p.Output, "planned": planned, "files": files})
 		if err != nil {
 			return exitFailed, err
 		}
 	} else {
-		fmt.Fprintf(stdout, "%s: output %s (action %s, recorded in run %d; `pipeline why %s` tells whether it is current)\n", p.Task, p.Output, p.Action, p.Run, p.Task)
+		current := "the output this binary and dag.yaml would reuse"
+		if !planned {
+			current = "not what this binary and dag.yaml would run: `pipeline why " + p.Task + "` says what changed"
+		}
+		fmt.Fprintf(stdout, "%s: output %s (action %s, recorded in run %d; %s)\n", p.Task, p.Output, p.Action, p.Run, current)
 		for _, f := range files {
 			if f.Problem != "" {
 				fmt.Fprintf(stdout, "  %-28s %10s        %s  (%s in the store)\n", f.Name, strings.ToUpper(f.Problem), f.ID, f.Problem)

@@ -69,6 +69,69 @@ func (e *IdentityError) Error() string {
 
 func (e *IdentityError) Unwrap() error { return ErrIdentityChanged }
 
+// Production returns the recorded production of the output this binary
+// and dag.yaml would reuse for task: the one recorded for the action its
+// plan gives it, from its ancestors' such outputs. Where that action has
+// no recorded output (other code, parameters or inputs since) it returns
+// the task's latest recorded production, with planned false, for the
+// caller to say so: a store can hold several actions of one task path
+// (another profile's, or an older binary's, run in the same store), and the
+// latest is not necessarily the plan's.
+func (r *Record) Production(task string) (p *Production, planned bool, err error) {
+	t, err := Find(r.eng.Plan, task)
+	if err != nil {
+		return nil, false, err
+	}
+	return r.production(t, map[*dag.Task]string{})
+}
+
+// production is Production with a memo of planned outputs shared across
+// calls.
+func (r *Record) production(t *dag.Task, memo map[*dag.Task]string) (*Production, bool, error) {
+	out, err := r.plannedOutput(t, memo)
+	if err != nil {
+		return nil, false, err
+	}
+	if out != "" {
+		p, err := Produced(r.eng.Events, t.Path, out)
+		return p, err == nil, err
+	}
+	p, err := r.LastProduction(t.Path)
+	return p, false, err
+}
+
+// plannedOutput returns the output recorded for the action this binary and
+// dag.yaml give t, or "" where there is none (for t or an ancestor),
+// memoizing every task it computes. Unlike Explain it reads no output's
+// bytes: callers check the production they read.
+func (r *Record) plannedOutput(t *dag.Task, memo map[*dag.Task]string) (string, error) {
+	if out, ok := memo[t]; ok {
+		return out, nil
+	}
+	deps := map[string]string{}
+	for _, d := range t.Deps {
+		out, err := r.plannedOutput(d, memo)
+		if err != nil || out == "" {
+			memo[t] = ""
+			return "", err
+		}
+		deps[d.Path] = out
+	}
+	lines, err := pipeline.Transcript(t, r.eng.Code, r.eng.Platform, deps)
+	if err != nil {
+		return "", err
+	}
+	rec, ok, err := r.eng.Events.Action(pipeline.Action(lines).String())
+	if err != nil {
+		return "", err
+	}
+	memo[t] = ""
+	if ok {
+		memo[t] = rec.Output
+	}
+	return memo[t], nil
+}
+
 // LastProduction returns the recorded production of the task's latest
 // output (from its last "done" or "cached" state).
 func (r *Record) LastProduction(task string) (*Production, error) {

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"zorepro/pipeline"
+	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/store"
 	"zorepro/pipeline/stream"
@@ -42,11 +43,12 @@ func (r *ReplayReport) OK() bool {
 	return r.Error == "" && r.Diff == nil && r.StreamsEqual && (r.Stopped || r.Output == r.RecordedOutput)
 }
 
-// Replay re-executes a task's latest recorded output into sc and compares
-// the recomputed iteration events, streams and output with the recorded
-// ones. until > 0 stops after that iteration and compares up to it.
+// Replay re-executes a task's recorded output (the one Production picks)
+// into sc and compares the recomputed iteration events, streams and output
+// with the recorded ones. until > 0 stops after that iteration and
+// compares up to it.
 func (r *Record) Replay(ctx context.Context, task string, until int64, sc *Scratch) (*ReplayReport, error) {
-	p, err := r.LastProduction(task)
+	p, _, err := r.Production(task)
 	if err != nil {
 		return nil, err
 	}
@@ -158,12 +160,14 @@ type Verified struct {
 	Error    string   `json:"error,omitempty"`
 }
 
-// VerifyCandidates returns the latest recorded production of every plan
-// task that has one, in plan order: everything verify is asked to check.
+// VerifyCandidates returns, for every plan task with a recorded output, in
+// plan order, the production Production picks (the plan's, else the
+// latest): everything verify is asked to check.
 func (r *Record) VerifyCandidates() ([]*Production, error) {
 	var out []*Production
+	memo := map[*dag.Task]string{}
 	for _, t := range r.eng.Plan.Tasks {
-		p, err := r.LastProduction(t.Path)
+		p, _, err := r.production(t, memo)
 		switch {
 		case errors.Is(err, ErrNotRecorded):
 			continue
