@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -44,6 +45,7 @@ const (
 	Holds        Verdict = "holds"        // the whole interval is on the claimed side
 	Contradicted Verdict = "contradicted" // the whole interval is on the other side
 	NotShown     Verdict = "not-shown"    // the interval straddles the claimed threshold: not shown at this scale
+	NotRun       Verdict = "not-run"      // the profile does not compute the points the claim is about
 	Reported     Verdict = "reported"     // a value without a claimed side
 )
 
@@ -136,7 +138,8 @@ type Result struct {
 	// Summary is the across-key value of a crossover or trend claim.
 	Summary *Finding
 	Verdict Verdict
-	// Problem says why a claim could not be computed (then NotShown).
+	// Problem says why a claim could not be computed (then NotShown, or
+	// NotRun where the profile does not compute its points).
 	Problem string
 }
 
@@ -166,6 +169,8 @@ func Evaluate(c Claim, t Table) Result {
 		}
 	}
 	switch {
+	case errors.Is(err, ErrNotRun):
+		res.Verdict, res.Problem = NotRun, err.Error()
 	case err != nil:
 		res.Verdict, res.Problem = NotShown, err.Error()
 	case c.Stat == StatValue || c.reportedOnly():

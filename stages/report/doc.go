@@ -31,6 +31,8 @@
 // A claim holds when the whole interval is on the claimed side of its
 // threshold, is contradicted when the whole interval is on the other side,
 // and is not shown at this profile's scale otherwise (or when a statistic
-// cannot be computed, e.g. no seeds). Statistics without a claimed side (a
+// cannot be computed, e.g. no seeds); a claim about points the profile
+// does not compute (x values outside its matrix) is not run in this
+// profile. Statistics without a claimed side (a
 // value, a reported slope) are reported, without a verdict.
 package report

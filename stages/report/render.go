@@ -57,7 +57,9 @@ const method = "Each statistic is computed from the per-seed numbers behind its 
 	"t otherwise; Fieller for ratios of means; Clopper–Pearson for fractions of seeds; order statistics for medians (no " +
 	"95% interval exists from fewer than six seeds: it is then unbounded); t over the per-seed least-squares slopes for " +
 	"slopes and trends. A claim holds when the whole interval is on the claimed side, is contradicted when it is wholly on " +
-	"the other side, and is not shown at this scale otherwise: more seeds or the paper's budgets would settle it. Nothing " +
+	"the other side, and is not shown at this scale otherwise: more seeds or the paper's budgets would settle it. A claim " +
+	"about points this profile does not compute (the horizons beyond 200 outside the horizon-long profile) is not run in " +
+	"this profile. Nothing " +
 	"is random: the same numbers give the same report."
 
 func newDocument(title string, scale Scale, figs []*Figure, rs []Result) *Document {
@@ -221,8 +223,11 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 
 // verdictText is how a verdict reads in the report.
 func verdictText(v Verdict) string {
-	if v == NotShown {
+	switch v {
+	case NotShown:
 		return "not shown at this scale"
+	case NotRun:
+		return "not run in this profile"
 	}
 	return string(v)
 }
@@ -231,6 +236,8 @@ func verdictText(v Verdict) string {
 // the number of findings.
 func (c ClaimResult) result() string {
 	switch {
+	case c.Verdict == NotRun:
+		return c.Problem
 	case c.Problem != "":
 		return "not computed: " + c.Problem
 	case c.Stat == StatCrossover && c.Summary != nil && c.Summary.Key != "":
@@ -357,7 +364,7 @@ func fileList(f *Figure, quote string) string {
 
 const css = `body{font-family:Georgia,serif;max-width:62em;margin:2em auto;padding:0 1em;color:#111;line-height:1.4}
 table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #bbb;padding:.3em .5em;vertical-align:top;text-align:left}
-th{background:#eee}.holds{background:#d9f2d9}.contradicted{background:#f7d4d4}.not-shown{background:#fff3c4}.reported{background:#eef}
+th{background:#eee}.holds{background:#d9f2d9}.contradicted{background:#f7d4d4}.not-shown{background:#fff3c4}.not-run{background:#eee}.reported{background:#eef}
 .banner{border:2px solid #b35900;background:#fff4e5;padding:.6em .8em;font-size:1.05em}.banner.paper{border-color:#2c7a2c;background:#eef8ee}
 .project{font-size:.85em;color:#8a4b00}.extension{font-style:italic;color:#8a4b00}
 figure{margin:1em 0}figure svg{max-width:100%;height:auto}code{font-size:.9em}.prov{font-size:.85em;color:#444;word-break:break-all}

@@ -361,3 +361,28 @@ func TestGrowth(t *testing.T) {
 		t.Errorf("growth: %+v %s %s", r.Summary, r.Verdict, r.Problem)
 	}
 }
+
+// A claim about x values the figure has no point at (the horizons beyond
+// 200, which only the horizon-long profile computes) is not run in this
+// profile, saying which x it has; with some of its x present it is
+// computed on those.
+func TestClaimAboutPointsNotComputedIsNotRun(t *testing.T) {
+	c := Claim{Stat: StatDifference, Curves: []string{"a", "b"}, Over: "x", Panel: "p", Keys: []string{"500", "1000"}, Expect: ">"}
+	rows := []string{"p a 1 15 3", "p a 2 15 4", "p b 1 15 1", "p b 2 15 2", "p a 1 200 5", "p a 2 200 6", "p b 1 200 1", "p b 2 200 2"}
+	r := Evaluate(c, table(t, rows...))
+	if r.Verdict != NotRun || r.Problem != "no point at x = 500, 1000 of panel p: this profile computes x = 15, 200" || len(r.Findings) != 0 {
+		t.Errorf("keys the figure lacks: %s %q %v", r.Verdict, r.Problem, r.Findings)
+	}
+	if got := verdictText(r.Verdict); got != "not run in this profile" {
+		t.Errorf("verdict text %q", got)
+	}
+	r = Evaluate(c, table(t, append(rows, "p a 1 500 9", "p a 2 500 8", "p b 1 500 1", "p b 2 500 2")...))
+	if r.Verdict == NotRun || r.Problem != "" || len(r.Findings) != 1 || r.Findings[0].Key != "500" {
+		t.Errorf("one of the keys present: %s %q %+v", r.Verdict, r.Problem, r.Findings)
+	}
+	// A curve missing from the panel altogether is a malformed table, not
+	// a profile's choice.
+	if r := Evaluate(c, table(t, "q a 1 500 9")); r.Verdict != NotShown || !strings.Contains(r.Problem, `curve "a" has no points in panel "p"`) {
+		t.Errorf("a curve with no points in the panel: %s %q", r.Verdict, r.Problem)
+	}
+}

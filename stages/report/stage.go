@@ -386,7 +386,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 }
 
 // Counts of verdicts, in a fixed order.
-var verdictOrder = []Verdict{Holds, Contradicted, NotShown, Reported}
+var verdictOrder = []Verdict{Holds, Contradicted, NotShown, NotRun, Reported}
 
 // Verdicts returns every verdict, in the order the report counts them.
 func Verdicts() []Verdict { return slices.Clone(verdictOrder) }

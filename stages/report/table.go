@@ -349,10 +349,11 @@ func (c Claim) xPoints(t Table) ([]float64, []*Point, error) {
 		return nil, nil, fmt.Errorf("%w: curve %q has no points in panel %q", ErrTable, c.Curves[0], c.Panel)
 	}
 	if c.over() == "x" && len(c.Keys) > 0 {
-		xs = slices.DeleteFunc(xs, func(x float64) bool { return !slices.Contains(c.Keys, strconv.FormatFloat(x, 'g', -1, 64)) })
-	}
-	if len(xs) == 0 {
-		return nil, nil, fmt.Errorf("%w: curve %q has no point at x in %v in panel %q", ErrTable, c.Curves[0], c.Keys, c.Panel)
+		all := xs
+		xs = slices.DeleteFunc(slices.Clone(xs), func(x float64) bool { return !slices.Contains(c.Keys, strconv.FormatFloat(x, 'g', -1, 64)) })
+		if len(xs) == 0 {
+			return nil, nil, &notRunError{keys: c.Keys, panel: c.Panel, have: all}
+		}
 	}
 	pts := make([]*Point, len(xs))
 	for i, x := range xs {
@@ -372,3 +373,25 @@ func (c Claim) keep(panels []string) []string {
 	}
 	return slices.DeleteFunc(slices.Clone(panels), func(p string) bool { return !slices.Contains(c.Keys, p) })
 }
+
+// notRunError is ErrNotRun for an "x" claim whose keys the figure has no
+// point at.
+type notRunError struct {
+	keys  []string
+	panel string
+	have  []float64 // the x values the figure has
+}
+
+func (e *notRunError) Error() string {
+	have := make([]string, len(e.have))
+	for i, x := range e.have {
+		have[i] = strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	where := ""
+	if e.panel != "" {
+		where = fmt.Sprintf(" of panel %s", e.panel)
+	}
+	return fmt.Sprintf("no point at x = %s%s: this profile computes x = %s", strings.Join(e.keys, ", "), where, strings.Join(have, ", "))
+}
+
+func (e *notRunError) Is(target error) bool { return target == ErrNotRun }
