@@ -178,6 +178,20 @@ func valueOf(it task.Iter, name string) (float64, bool) {
 	return 0, false
 }
 
+// readTable reads the CSV file name of a plot task's recorded output and
+// parses it, naming the file and task when it does not parse.
+func readTable[T any](a *Auditor, pp *provenance.Production, name string, parse func([]byte) ([]T, error)) ([]T, error) {
+	b, err := a.rec.ReadOutput(pp.Task, pp.Output, name)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s of %s: %w", name, pp.Task, err)
+	}
+	return rows, nil
+}
+
 // Figure recomputes every selected plotted point of the figure file ref
 // (which src resolved) from the evaluate events behind it, in the figure's
 // own seed order, and compares it with the plotted values; with sel.X it
@@ -194,24 +208,13 @@ func (a *Auditor) Figure(ref string, src *provenance.FigureSource, sel Selection
 	figure := param("figure", "")
 	rep := &Report{Figure: ref, ID: src.ID.String(), Entry: src.Entry, Plot: infoOf(pp),
 		Band: param("band", string(plot.BandMinMaxStd)), X: param("x", "samples"), Y: param("y", ""), Mode: param("mode", plot.ModeCurves)}
-	read := func(name string) ([]byte, error) {
-		return a.rec.ReadOutput(pp.Task, pp.Output, name)
-	}
-	cb, err := read(figure + ".csv")
+	rows, err := readTable(a, pp, figure+".csv", plot.ReadCurvesCSV)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := plot.ReadCurvesCSV(cb)
-	if err != nil {
-		return nil, fmt.Errorf("%s.csv of %s: %w", figure, pp.Task, err)
-	}
-	sb, err := read(figure + "-seeds.csv")
+	seedRows, err := readTable(a, pp, figure+"-seeds.csv", plot.ReadSeedsCSV)
 	if err != nil {
 		return nil, err
-	}
-	seedRows, err := plot.ReadSeedsCSV(sb)
-	if err != nil {
-		return nil, fmt.Errorf("%s-seeds.csv of %s: %w", figure, pp.Task, err)
 	}
 	var floor *float64
 	if v, ok := pp.Param("band_floor"); ok {
