@@ -8,7 +8,9 @@
 //     iteration events (each resume replacing what an earlier run recorded
 //     past its checkpoint). FindFigure maps an exported figure file back to
 //     the plot task that wrote it; the figure audit (stages/audit) builds on
-//     both.
+//     both. Production picks, for a task, the output this binary and
+//     dag.yaml would reuse (a store may record several actions of one task
+//     path), else its latest; show, replay and verify read that one.
 //   - Reexecute runs a recorded action again from its recorded inputs into
 //     a Scratch store and log (pipeline.Engine.RunOne), refusing with an
 //     IdentityError when code, parameters or platform changed. Replay
