@@ -99,6 +99,35 @@ type Instance interface {
 	Evaluate(snap []float64, h trajectory.Header, rng *rand.Rand) ([]float64, error)
 }
 
+// DrawSharer is implemented by environments whose costly draws (the data
+// batches of linear regression) can be computed once for the tasks of a
+// cohort (task.Cohort): WithSharer returns inst drawing them through s,
+// under keys that begin with prefix (which names the instance's data).
+// The values drawn, hence every result, are the same bits either way.
+type DrawSharer[I any] interface {
+	WithSharer(inst I, s task.Sharer, prefix string) I
+}
+
+// DrawKeyer is implemented by configurations whose draws from the problem
+// depend on a few hyperparameters only (ARS: its number of directions, one
+// example each; REINFORCE: its batch size). DrawKey names their values:
+// runs on one instance and one stream whose configurations give the same
+// DrawKey draw the same batches.
+type DrawKeyer interface {
+	DrawKey() string
+}
+
+// WithSharer returns inst drawing its costly values through s (see
+// DrawSharer), or inst itself when its environment cannot.
+func WithSharer(inst Instance, s task.Sharer, prefix string) Instance {
+	if ws, ok := inst.(interface {
+		withSharer(task.Sharer, string) Instance
+	}); ok && s != nil {
+		return ws.withSharer(s, prefix)
+	}
+	return inst
+}
+
 // Evaluator is an environment with its instance type hidden: what the
 // evaluate stage runs. Make one with Evaluate.
 type Evaluator interface {
@@ -190,6 +219,13 @@ func (i instance[I]) Evaluate(snap []float64, h trajectory.Header, rng *rand.Ran
 	return i.env.Evaluate(i.in, snap, h, rng)
 }
 
+func (i instance[I]) withSharer(s task.Sharer, prefix string) Instance {
+	if ds, ok := any(i.env).(DrawSharer[I]); ok {
+		return instance[I]{env: i.env, in: ds.WithSharer(i.in, s, prefix)}
+	}
+	return i
+}
+
 // Bind binds an algorithm to an environment whose instances are its
 // problems.
 func Bind[I any, C Config](env Env[I], alg Algorithm[C, I]) Trainer {
@@ -213,6 +249,19 @@ type setup[I any, C Config] struct {
 }
 
 func (s setup[I, C]) Validate() error { return s.cfg.Validate() }
+
+// DrawKey returns the configuration's DrawKey when its environment shares
+// draws (DrawSharer) and the configuration names them (DrawKeyer); ok is
+// false otherwise.
+func (s setup[I, C]) DrawKey() (key string, ok bool) {
+	if _, shares := any(s.b.env).(DrawSharer[I]); !shares {
+		return "", false
+	}
+	if k, names := any(s.cfg).(DrawKeyer); names {
+		return k.DrawKey(), true
+	}
+	return "", false
+}
 
 func (s setup[I, C]) Header() trajectory.Header {
 	h := s.cfg.Header()

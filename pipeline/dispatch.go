@@ -549,7 +549,7 @@ func (r *runner) attemptSafe(t *dag.Task, act ActionID, lines []string, deps map
 			r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateFailed, Action: act.String(), Time: time.Now().UnixNano(), Error: o.err.Error()})
 		}
 	}()
-	return r.attempt(t, act, lines, deps)
+	return r.attempt(t, act, lines, deps, nil)
 }
 
 // specCheckpoint is a worker's checkpoint source: the one its spec names.

@@ -40,6 +40,10 @@ type Options struct {
 	// MaxAttempts bounds the attempts of a task, in a row, that a
 	// Dispatcher runs and that end killed without a new checkpoint (0: 4).
 	MaxAttempts int
+	// NoCohorts runs every task alone: the tasks of a cohort (task.Cohort)
+	// then compute their shared values each for itself, as on a cluster.
+	// The bits are the same; it is for measurements and tests.
+	NoCohorts bool
 	// StopGrace is how long a cancelled run waits for its running tasks to
 	// notice (0: DefaultStopGrace). A task still inside one long step after
 	// it (an eigendecomposition at d = 1000, a whole evaluation) is
@@ -103,6 +107,9 @@ type outcome struct {
 	// damaged names an upstream task whose output the task found missing
 	// or corrupt in the store: the loop recomputes it, then retries.
 	damaged string
+	// release is set on the outcome that gives back the worker token its
+	// task ran on: every task's but a cohort's (cohort.go) last.
+	release bool
 }
 
 // Run executes the plan: cached tasks are reused, the rest run on up to
@@ -388,10 +395,20 @@ func (r *runner) loop() *Result {
 		}
 		select {
 		case acquire <- struct{}{}:
-			r.start(g.pop())
+			t := g.pop()
+			if key := cohortKey(t); key != "" && r.e.Dispatcher == nil && !r.e.Opt.NoCohorts {
+				if more := g.takeCohort(key); len(more) > 0 {
+					r.startCohort(append([]*dag.Task{t}, more...))
+					inflight += 1 + len(more)
+					continue
+				}
+			}
+			r.start(t)
 			inflight++
 		case o := <-r.results:
-			<-r.tokens
+			if o.release {
+				<-r.tokens
+			}
 			inflight--
 			r.finish(g, o, res)
 		case <-r.ctx.Done():
@@ -427,6 +444,7 @@ func (r *runner) start(t *dag.Task) {
 	}
 	go func() {
 		o := r.execute(t, deps)
+		o.release = true
 		select {
 		case r.results <- o:
 		case <-r.abandoned:
@@ -530,7 +548,13 @@ func (s status) String() string {
 }
 
 // execute resolves one task: a verified cache hit, or a run.
-func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
+func (r *runner) execute(t *dag.Task, deps map[string]string) outcome {
+	return r.executeShared(t, deps, nil)
+}
+
+// executeShared is execute for a member of a cohort (share is nil for a
+// task that runs alone).
+func (r *runner) executeShared(t *dag.Task, deps map[string]string, share *member) (o outcome) {
 	o.t = t
 	defer func() {
 		if p := recover(); p != nil {
@@ -560,16 +584,17 @@ func (r *runner) execute(t *dag.Task, deps map[string]string) (o outcome) {
 	if r.e.Dispatcher != nil {
 		return r.dispatch(t, act, lines, deps)
 	}
-	return r.attempt(t, act, lines, deps)
+	return r.attempt(t, act, lines, deps, share)
 }
 
 // attempt runs t in this process, recording its events through r.w: the
 // run's own work, or a worker's (Engine.Work).
-func (r *runner) attempt(t *dag.Task, act ActionID, lines []string, deps map[string]string) (o outcome) {
+func (r *runner) attempt(t *dag.Task, act ActionID, lines []string, deps map[string]string, share *member) (o outcome) {
 	o.t = t
 	r.w.Append(events.Event{Type: events.TypeTranscript, Run: r.run, Task: t.Path, Action: act.String(), Transcript: strings.Join(lines, "\n")})
 	r.w.Append(events.Event{Type: events.TypeState, Run: r.run, Task: t.Path, State: events.StateStarted, Action: act.String(), Time: time.Now().UnixNano()})
 	env, err := newTaskEnv(r, t, act, deps)
+	env.share = share
 	if err == nil {
 		err = t.Runner.Run(r.ctx, env)
 	}

@@ -133,15 +133,17 @@ profiles:
 `
 
 type harness struct {
-	t        *testing.T
-	dir      string
-	code     *pipelinetest.FakeCode
-	walk     *walkKind
-	dagYAML  string
-	storeOpt store.Options       // e.g. a failing CreateTemp
-	logOpt   events.Options      // e.g. a failing BeforeCommit; Timeout is set by run
-	log      io.Writer           // the run's plain log (nil: none)
-	dispatch pipeline.Dispatcher // runs tasks as workers (nil: in the run)
+	t         *testing.T
+	dir       string
+	code      *pipelinetest.FakeCode
+	walk      *walkKind
+	dagYAML   string
+	storeOpt  store.Options        // e.g. a failing CreateTemp
+	logOpt    events.Options       // e.g. a failing BeforeCommit; Timeout is set by run
+	log       io.Writer            // the run's plain log (nil: none)
+	dispatch  pipeline.Dispatcher  // runs tasks as workers (nil: in the run)
+	extra     map[string]task.Kind // more kinds (e.g. cohort_test.go's)
+	noCohorts bool                 // Options.NoCohorts
 }
 
 func newHarness(t *testing.T) *harness {
@@ -149,7 +151,11 @@ func newHarness(t *testing.T) *harness {
 }
 
 func (h *harness) kinds() map[string]task.Kind {
-	return map[string]task.Kind{"src": pipelinetest.SrcKind{}, "walk": h.walk}
+	kinds := map[string]task.Kind{"src": pipelinetest.SrcKind{}, "walk": h.walk}
+	for name, k := range h.extra {
+		kinds[name] = k
+	}
+	return kinds
 }
 
 func (h *harness) run(ctx context.Context, profile string, jobs int, store_ string) (*pipeline.Result, error) {
@@ -174,7 +180,7 @@ func (h *harness) run(ctx context.Context, profile string, jobs int, store_ stri
 	}
 	defer log.Close()
 	e := &pipeline.Engine{Plan: plan, Store: st, Events: log, Code: h.code, Platform: pipeline.Platform{GoVersion: "go-test", GOARCH: "test"},
-		Opt: pipeline.Options{Jobs: jobs, CheckpointInterval: 0, Log: h.log}, Dispatcher: h.dispatch}
+		Opt: pipeline.Options{Jobs: jobs, CheckpointInterval: 0, Log: h.log, NoCohorts: h.noCohorts}, Dispatcher: h.dispatch}
 	return e.Run(ctx)
 }
 

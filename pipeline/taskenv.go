@@ -36,7 +36,21 @@ type taskEnv struct {
 	span     iterSpan    // the first sequence of iterations, timed
 
 	damaged atomic.Pointer[string] // an upstream whose output was found damaged
+
+	// share is the task's cohort (cohort.go), nil when it runs alone.
+	share   *member
+	started time.Time
 }
+
+// Sharer implements task.ShareEnv.
+func (e *taskEnv) Sharer() task.Sharer {
+	if e.share == nil {
+		return nil
+	}
+	return e.share
+}
+
+var _ task.ShareEnv = (*taskEnv)(nil)
 
 // damaged reports whether a store read failed because an entry is missing
 // or corrupt (as opposed to, say, a permission error).
@@ -66,7 +80,7 @@ const (
 var _ task.Env = (*taskEnv)(nil)
 
 func newTaskEnv(r *runner, t *dag.Task, act ActionID, deps map[string]string) (*taskEnv, error) {
-	e := &taskEnv{r: r, t: t, act: act, inputs: map[string][]task.Input{}, streams: &stream.Log{}, outputs: map[string]OutputEntry{}, lastCkpt: time.Now(), itersAt: time.Now()}
+	e := &taskEnv{r: r, t: t, act: act, inputs: map[string][]task.Input{}, streams: &stream.Log{}, outputs: map[string]OutputEntry{}, lastCkpt: time.Now(), itersAt: time.Now(), started: time.Now()}
 	for slot, ups := range t.Inputs {
 		for _, up := range ups {
 			es, err := r.e.Outputs(deps[up.Path])
@@ -188,16 +202,34 @@ type SpanData struct {
 	Nanos   int64 `json:"ns"`
 }
 
-// doneData returns the data of the task's done event: its iteration span,
-// when it has one.
+// DoneData is the data of a done event, each part when there is one.
+type DoneData struct {
+	// Span times the task's iterations (not for a cohort's members, whose
+	// iterations wait for each other's).
+	Span *SpanData `json:"span,omitempty"`
+	// BusyNanos is, for a member of a cohort, the time it ran without
+	// waiting for its turn: its own share of the cohort's time, which is
+	// its task time.
+	BusyNanos int64 `json:"busy_ns,omitempty"`
+}
+
+// doneData returns the data of the task's done event (nil when empty).
 func (e *taskEnv) doneData() json.RawMessage {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	s := e.span
-	if s.n < 2 || s.samples1 <= s.samples0 || !s.t1.After(s.t0) {
+	var d DoneData
+	if e.share != nil {
+		d.BusyNanos = max(1, (time.Since(e.started) - e.share.Waited()).Nanoseconds())
+	} else {
+		e.mu.Lock()
+		s := e.span
+		e.mu.Unlock()
+		if s.n >= 2 && s.samples1 > s.samples0 && s.t1.After(s.t0) {
+			d.Span = &SpanData{Samples: s.samples1 - s.samples0, Nanos: s.t1.Sub(s.t0).Nanoseconds()}
+		}
+	}
+	if d == (DoneData{}) {
 		return nil
 	}
-	b, _ := json.Marshal(map[string]SpanData{"span": {Samples: s.samples1 - s.samples0, Nanos: s.t1.Sub(s.t0).Nanoseconds()}})
+	b, _ := json.Marshal(d)
 	return b
 }
 

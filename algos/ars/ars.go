@@ -61,6 +61,10 @@ type Config struct {
 	Nu float64 `json:"nu"`
 }
 
+// DrawKey implements algos.DrawKeyer: an iteration draws N directions and
+// N examples, whatever the other hyperparameters.
+func (c Config) DrawKey() string { return fmt.Sprintf("directions=%d", c.Directions) }
+
 // Validate reports every invalid field at once, each as an ErrConfig error.
 func (c Config) Validate() error {
 	ch := algos.NewChecks(ErrConfig)

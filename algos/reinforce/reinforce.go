@@ -64,6 +64,10 @@ type Config struct {
 	Optimizer string `json:"optimizer"`
 }
 
+// DrawKey implements algos.DrawKeyer: an iteration draws a batch of B
+// examples and B exploration draws, whatever the step size.
+func (c Config) DrawKey() string { return fmt.Sprintf("batch=%d", c.Batch) }
+
 // Validate reports every invalid field at once.
 func (c Config) Validate() error {
 	ch := algos.NewChecks(ErrConfig)

@@ -44,6 +44,9 @@ type Instance struct {
 	// packed is Factor packed for Correlate, made by Generate and
 	// UnmarshalBinary; nil for an Instance built field by field.
 	packed *fma.Packed
+	// share is set on a copy that draws its training batches through a
+	// cohort (WithSharer).
+	share *sharing
 }
 
 // Generate draws an instance with input dimension d ≥ 1 from rng, exactly as

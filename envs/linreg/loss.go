@@ -31,7 +31,7 @@ func (in *Instance) NewLoss(n int) (*SquaredLoss, error) {
 // step), Xᵀr (dgemv) and g_j = (1/B)·(Xᵀr)_j. It panics unless len(g) and
 // len(w) are Dim.
 func (l *SquaredLoss) Gradient(g, w []float64, src stream.Source, it int64) (float64, error) {
-	l.in.Batch(src.Rand("batch", uint64(it)), l.X, l.y)
+	l.in.drawBatch(src, it, l.X, l.y)
 	B, dim := l.X.Dims()
 	if len(g) != dim || len(w) != dim {
 		panic(fmt.Sprintf("linreg: SquaredLoss.Gradient: len(g) = %d, len(w) = %d, want %d", len(g), len(w), dim))

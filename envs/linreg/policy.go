@@ -56,7 +56,7 @@ func (in *Instance) NewPolicy(n int, beta float64) (*GaussianPolicy, error) {
 // in the authors' code (§6 item 18): E[ĝ] = β²·∇_w E_n[½(ŷ − y)²]. It
 // panics if len(g) or len(w) is not Dim.
 func (p *GaussianPolicy) Gradient(g, w []float64, src stream.Source, it int64) (float64, error) {
-	p.in.Batch(src.Rand("batch", uint64(it)), p.X, p.Y)
+	p.in.drawBatch(src, it, p.X, p.Y)
 	rng := src.Rand("explore", uint64(it))
 	for i := range p.Noise {
 		p.Noise[i] = rng.NormFloat64()

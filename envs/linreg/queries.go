@@ -38,7 +38,7 @@ func (in *Instance) NewQueries(n int) (*Queries, error) {
 
 // Draw draws iteration it's examples from src.Rand("batch", it) (Batch).
 func (q *Queries) Draw(src stream.Source, it int64) {
-	q.in.Batch(src.Rand("batch", uint64(it)), q.X, q.y)
+	q.in.drawBatch(src, it, q.X, q.y)
 }
 
 // Features returns example k's non-bias features x[1:].

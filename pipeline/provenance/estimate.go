@@ -397,11 +397,14 @@ func lastRun(evs []events.Event) recordedRun {
 			}
 		case ev.Type == events.TypeState && ev.State == events.StateDone && ev.Run == run && t0 > 0:
 			out = recordedRun{samples: notes, secs: float64(ev.Time-t0) / 1e9}
-			var d struct {
-				Span pipeline.SpanData `json:"span"`
-			}
+			var d pipeline.DoneData
 			if len(ev.Data) > 0 && json.Unmarshal(ev.Data, &d) == nil {
-				out.span = d.Span
+				if d.Span != nil {
+					out.span = *d.Span
+				}
+				if d.BusyNanos > 0 { // a cohort's member: its own share of the time
+					out.secs = float64(d.BusyNanos) / 1e9
+				}
 			}
 		}
 	}

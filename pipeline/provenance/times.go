@@ -1,9 +1,11 @@
 package provenance
 
 import (
+	"encoding/json"
 	"slices"
 	"time"
 
+	"zorepro/pipeline"
 	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
 )
@@ -117,6 +119,9 @@ func actionTime(evs []events.Event, action string) (d time.Duration, finished bo
 			last = max(last, ev.Time)
 			if ev.Type == events.TypeState && ev.State == events.StateDone {
 				finished = true
+				if busy := busyNanos(ev); busy > 0 { // a cohort's member: its own share
+					last = t0 + busy
+				}
 			}
 			if ev.Type == events.TypeState && (ev.State == events.StateDone || ev.State == events.StateFailed || ev.State == events.StateInterrupted) {
 				flush()
@@ -168,4 +173,14 @@ func byStage[T any](tasks []*dag.Task, mk func(stage string) T) ([]T, []int) {
 		at[t.Index] = i
 	}
 	return out, at
+}
+
+// busyNanos returns the time a cohort's member ran without waiting for its
+// turn, from its done event (0 for a task that ran alone).
+func busyNanos(ev events.Event) int64 {
+	var d pipeline.DoneData
+	if len(ev.Data) == 0 || json.Unmarshal(ev.Data, &d) != nil {
+		return 0
+	}
+	return d.BusyNanos
 }

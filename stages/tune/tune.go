@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"math"
 	"slices"
@@ -232,14 +233,38 @@ func (r *runner) Parts() []task.Part {
 				p.Errorf("grid", "trial at %s: %v", describe(r.axes, pt.vals), err)
 				return nil
 			}
+			tr2 := &trial{trainer: tr, setup: setup, budget: budget, scoreIdx: r.scoreIdx, point: pi, vals: pt.vals, seed: seed, carry: r.carry}
+			if dk, ok := setup.(drawKeyer); ok {
+				if k, shares := dk.DrawKey(); shares {
+					tr2.cohort = fmt.Sprintf("%s seed=%d %s", r.identity(), seed, k)
+				}
+			}
 			parts = append(parts, task.Part{
 				Coords: append(slices.Clone(coords), task.Coord{Axis: "seed", Value: strconv.FormatInt(seed, 10)}),
 				Params: tp,
-				Runner: &trial{trainer: tr, setup: setup, budget: budget, scoreIdx: r.scoreIdx, point: pi, vals: pt.vals, seed: seed, carry: r.carry},
+				Runner: tr2,
 			})
 		}
 	}
 	return parts
+}
+
+// drawKeyer is implemented by the setups of algorithms whose draws from
+// the problem depend on a few hyperparameters only, on environments that
+// can share them (algos.DrawKeyer, algos.DrawSharer).
+type drawKeyer interface {
+	DrawKey() (string, bool)
+}
+
+// identity returns a short digest naming the tune task (its stage and
+// every resolved parameter), for its trials' cohort keys.
+func (r *runner) identity() string {
+	if r.ident == "" {
+		h := fnv.New64a()
+		h.Write([]byte(r.params.Stage() + "\n" + strings.Join(r.params.Resolved(), "\n")))
+		r.ident = fmt.Sprintf("%s#%016x", r.params.Stage(), h.Sum64())
+	}
+	return r.ident
 }
 
 // newPoint records a grid point's choice: the typed configuration's
@@ -351,6 +376,7 @@ type runner struct {
 	carry     []string       // hyperparameters taken from the "carry" input's choice
 	params    *task.Params   // the stage's, for Parts
 	base      map[string]any // the parameters that are not the tune stage's own
+	ident     string         // identity's digest, once computed
 }
 
 var _ task.Splitter = (*runner)(nil)
@@ -418,9 +444,15 @@ type trial struct {
 	vals     map[string]any
 	seed     int64
 	carry    []string
+	// cohort is the trial's task.Cohort key: the trials of one tune task
+	// and seed whose configurations draw the same batches ("" for none).
+	cohort string
 }
 
 func (t *trial) Components() []any { return t.trainer.Components() }
+
+// CohortKey implements task.Cohort.
+func (t *trial) CohortKey() string { return t.cohort }
 
 // Cost implements task.Costed: the trial's budget.
 func (t *trial) Cost() int64 { return t.budget.Samples }
@@ -435,6 +467,10 @@ func (t *trial) Run(ctx context.Context, env task.Env) error {
 		var err error
 		if inst, err = t.trainer.LoadInput(in); err != nil {
 			return fmt.Errorf("%s: %w", in.Task(), err)
+		}
+		// In a cohort, the trials on this data draw their batches once.
+		if se, ok := env.(task.ShareEnv); ok && t.cohort != "" {
+			inst = algos.WithSharer(inst, se.Sharer(), in.ID("data"))
 		}
 		break
 	}

@@ -1,0 +1,154 @@
+package stages_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"zorepro/pipeline"
+	"zorepro/pipeline/dag"
+	"zorepro/pipeline/events"
+	"zorepro/pipeline/pipelinetest"
+	"zorepro/pipeline/store"
+	"zorepro/stages"
+)
+
+// cohortDAG tunes ARS and REINFORCE on linear regression at d = 200: the
+// trials of one method and seed (and, for ARS, one number of directions)
+// draw the same batches, so they run as cohorts.
+const cohortDAG = `version: 1
+stages:
+  - name: generate/linreg
+    kind: generate
+    params: {env: linreg}
+    matrix: {d: [200], seed: [283, 457]}
+  - name: tune/linreg
+    kind: tune
+    inputs: {data: generate/linreg}
+    matrix: {d: [200], method: [ars, reinforce]}
+    params: {env: linreg, seeds: [283, 457], budget: 6000, strict_budget: true, score: test_loss, select: min}
+    overrides:
+      - when: {method: ars}
+        params: {grid: {alpha: [0.01, 0.03], directions: [10, 20], nu: [0.02, 0.03], top: [10]}}
+      - when: {method: reinforce}
+        params: {grid: {lr: [0.03, 0.01, 0.003]}, batch: 128, beta: 0.5, optimizer: esadam}
+`
+
+// runCohortDAG runs cohortDAG into a fresh store and returns every task's
+// output ID and the done events' data of the trials.
+func runCohortDAG(t testing.TB, text string, noCohorts bool) (outs map[string]string, done map[string]pipeline.DoneData) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "dag.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := dag.Load(path, "", stages.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := events.Open(filepath.Join(dir, "store", "events.db"), events.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := pipelinetest.NewFakeCode()
+	if b, ok := t.(*testing.B); ok { // time the tuning alone: generate first
+		b.StopTimer()
+		gen, err := plan.Only([]string{"generate/linreg"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &pipeline.Engine{Plan: gen, Store: st, Events: log, Code: code, Platform: pipeline.HostPlatform(), Opt: pipeline.Options{Jobs: 2}}
+		if _, err := e.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	e := &pipeline.Engine{Plan: plan, Store: st, Events: log, Code: code, Platform: pipeline.HostPlatform(),
+		Opt: pipeline.Options{Jobs: 2, NoCohorts: noCohorts}}
+	if _, err := e.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := t.(*testing.B); ok {
+		b.StopTimer()
+		defer b.StartTimer()
+	}
+	done = map[string]pipeline.DoneData{}
+	for _, tk := range plan.Tasks {
+		if !strings.Contains(tk.Path, "/seed=") || !strings.HasPrefix(tk.Path, "tune/") {
+			continue
+		}
+		evs, err := log.Events(tk.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs {
+			if ev.Type == events.TypeState && ev.State == events.StateDone {
+				var d pipeline.DoneData
+				if len(ev.Data) > 0 {
+					json.Unmarshal(ev.Data, &d)
+				}
+				done[tk.Path] = d
+			}
+		}
+	}
+	log.Close()
+	outs = map[string]string{}
+	for task, s := range pipelinetest.LastStates(t, filepath.Join(dir, "store")) {
+		outs[task] = s.Output
+	}
+	return outs, done
+}
+
+// The tuning trials of a cohort, which take their batches from one
+// another, score exactly as each trial run alone (as on a cluster), and
+// so choose the same point.
+func TestTuneCohortsGiveTheBitsOfTrialsAlone(t *testing.T) {
+	alone, _ := runCohortDAG(t, cohortDAG, true)
+	together, done := runCohortDAG(t, cohortDAG, false)
+	if len(together) != len(alone) || len(alone) != 2+2+8*2+3*2 {
+		t.Fatalf("%d and %d tasks recorded", len(together), len(alone))
+	}
+	for task, id := range alone {
+		if together[task] != id {
+			t.Errorf("%s: output %s in a cohort, %s alone", task, together[task], id)
+		}
+	}
+	for task, d := range done { // every trial ran in a cohort
+		if d.BusyNanos <= 0 {
+			t.Errorf("%s ran alone (done data %+v)", task, d)
+		}
+	}
+}
+
+// BenchmarkTuneLinregCohorts times a tuning grid of the paper's shape at
+// d = 1000 (REINFORCE's 9 step sizes, ARS's 5 step sizes × 5 ν at one
+// number of directions, on one seed, 3·10^4 samples of the paper's 10^5; generation untimed) with
+// each trial alone and with the trials in cohorts, in one run:
+//
+//	go test -run '^$' -bench TuneLinregCohorts -benchtime 1x ./stages/
+func BenchmarkTuneLinregCohorts(b *testing.B) {
+	text := strings.NewReplacer("d: [200]", "d: [1000]", "seed: [283, 457]", "seed: [283]", "seeds: [283, 457]", "seeds: [283]",
+		"budget: 6000", "budget: 30000",
+		"grid: {alpha: [0.01, 0.03], directions: [10, 20], nu: [0.02, 0.03], top: [10]}",
+		"grid: {alpha: [0.001, 0.005, 0.01, 0.02, 0.03], directions: [200], nu: [0.001, 0.005, 0.01, 0.02, 0.03], top: [200]}",
+		"grid: {lr: [0.03, 0.01, 0.003]}, batch: 128", "grid: {lr: [0.1, 0.08, 0.05, 0.03, 0.01, 0.007, 0.005, 0.003, 0.001]}, batch: 512").Replace(cohortDAG)
+	for _, c := range []struct {
+		name      string
+		noCohorts bool
+	}{{"alone", true}, {"cohorts", false}} {
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				runCohortDAG(b, text, c.noCohorts)
+			}
+		})
+	}
+}
