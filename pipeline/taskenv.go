@@ -40,7 +40,13 @@ type taskEnv struct {
 	// share is the task's cohort (cohort.go), nil when it runs alone.
 	share   *member
 	started time.Time
+	// parNanos is the time per index of the task's last Parallel call.
+	parNanos atomic.Int64
 }
+
+// parMinNanos is the least work (time per index × indices, as the task's
+// previous Parallel call measured it) worth a helper goroutine.
+const parMinNanos = 200_000
 
 // Sharer implements task.ShareEnv.
 func (e *taskEnv) Sharer() task.Sharer {
@@ -291,10 +297,30 @@ func (e *taskEnv) Checkpoint(state []byte, iteration int64) error {
 }
 
 // Parallel runs fn(0..n-1): the calling goroutine works through the
-// indices, and helpers join as worker tokens become free.
+// indices, with a helper on every worker token that is free when it is
+// called. Tokens are taken without waiting, and a call whose work the
+// task's previous call says is under parMinNanos runs on this goroutine
+// alone: a call then costs no goroutine (an iteration of ARS at d = 10
+// takes microseconds; a MuJoCo rollout milliseconds). Which indices run
+// where never reaches a result: fn writes only index-owned slots.
 func (e *taskEnv) Parallel(ctx context.Context, n int, fn func(i int) error) error {
 	if n <= 0 {
 		return nil
+	}
+	t0 := time.Now()
+	if small := e.parNanos.Load() * int64(n); n == 1 || cap(e.r.tokens) == 1 || small > 0 && small < parMinNanos || len(e.r.tokens) == cap(e.r.tokens) {
+		defer func() { e.parNanos.Store(max(1, time.Since(t0).Nanoseconds()/int64(n))) }()
+		// No helper can join: the indices in order on this goroutine,
+		// stopping at the first error (the lowest failing index).
+		for i := 0; i < n; i++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fn(i); err != nil {
+				return err
+			}
+		}
+		return ctx.Err()
 	}
 	errs := make([]error, n)
 	var next atomic.Int64
@@ -307,23 +333,26 @@ func (e *taskEnv) Parallel(ctx context.Context, n int, fn func(i int) error) err
 			errs[i] = fn(i)
 		}
 	}
-	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for h := 0; h < min(n-1, cap(e.r.tokens)-1); h++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case e.r.tokens <- struct{}{}:
+	helpers := 0
+take:
+	for helpers < min(n-1, cap(e.r.tokens)-1) {
+		select {
+		case e.r.tokens <- struct{}{}:
+			helpers++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
 				work()
 				<-e.r.tokens
-			case <-stop:
-			}
-		}()
+			}()
+		default:
+			break take
+		}
 	}
 	work()
-	close(stop)
 	wg.Wait()
+	e.parNanos.Store(max(1, time.Since(t0).Nanoseconds()*int64(1+helpers)/int64(n)))
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
@@ -55,29 +54,38 @@ func (s Source) Rand(name string, idx ...uint64) *rand.Rand {
 // Canonical returns the text whose digests seed stream name[idx...]:
 // "zorepro/stream/v1\x00<root>\x00<scope>\x00<name>\x00<i,j,...>".
 func Canonical(root uint64, scope, name string, idx ...uint64) string {
-	var b strings.Builder
-	b.WriteString(Version)
-	b.WriteByte(0)
-	b.WriteString(strconv.FormatUint(root, 10))
-	b.WriteByte(0)
-	b.WriteString(scope)
-	b.WriteByte(0)
-	b.WriteString(name)
-	b.WriteByte(0)
+	return string(appendCanonical(nil, root, scope, name, idx))
+}
+
+func appendCanonical(b []byte, root uint64, scope, name string, idx []uint64) []byte {
+	b = append(b, Version...)
+	b = append(b, 0)
+	b = strconv.AppendUint(b, root, 10)
+	b = append(b, 0)
+	b = append(b, scope...)
+	b = append(b, 0)
+	b = append(b, name...)
+	b = append(b, 0)
 	for i, v := range idx {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.WriteString(strconv.FormatUint(v, 10))
+		b = strconv.AppendUint(b, v, 10)
 	}
-	return b.String()
+	return b
 }
 
 // Derive returns the PCG seeds of a stream: hi = xxh64(c+"\x00hi"),
 // lo = xxh64(c+"\x00lo") where c = Canonical(root, scope, name, idx...).
+// It is on the hot path of every iteration (a stream per direction or
+// episode), so it builds c in a stack buffer when it fits and hashes it
+// without copies.
 func Derive(root uint64, scope, name string, idx ...uint64) (hi, lo uint64) {
-	c := Canonical(root, scope, name, idx...)
-	return xxhash.Sum64String(c + "\x00hi"), xxhash.Sum64String(c + "\x00lo")
+	var arr [256]byte
+	b := append(appendCanonical(arr[:0], root, scope, name, idx), 0, 'h', 'i')
+	hi = xxhash.Sum64(b)
+	b[len(b)-2], b[len(b)-1] = 'l', 'o'
+	return hi, xxhash.Sum64(b)
 }
 
 // Derivation is the human-readable rule Derive implements, recorded in the
@@ -97,16 +105,32 @@ type Family struct {
 type Log struct {
 	mu   sync.Mutex
 	seen map[Family]bool
+	// recent holds the first families seen, scanned before the map: a task
+	// uses a handful, drawn from once per iteration or more, and comparing
+	// a few fields (the strings are usually the same ones) is cheaper
+	// than hashing the scope.
+	recent []Family
 }
 
+// recentMax bounds Log.recent.
+const recentMax = 16
+
 func (l *Log) note(root uint64, scope, name string, arity int) {
-	f := Family{Root: root, Scope: scope, Name: name, Arity: arity}
 	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, f := range l.recent {
+		if f.Root == root && f.Arity == arity && f.Name == name && f.Scope == scope {
+			return
+		}
+	}
+	f := Family{Root: root, Scope: scope, Name: name, Arity: arity}
 	if l.seen == nil {
 		l.seen = make(map[Family]bool)
 	}
+	if !l.seen[f] && len(l.recent) < recentMax {
+		l.recent = append(l.recent, f)
+	}
 	l.seen[f] = true
-	l.mu.Unlock()
 }
 
 // Families returns the recorded families sorted by scope, name, root, arity.

@@ -1,6 +1,9 @@
 package stream
 
 import (
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
 	"sync"
 	"testing"
 )
@@ -71,5 +74,26 @@ func TestLogConcurrentAndSorted(t *testing.T) {
 	}
 	if f[0].Name != "a" || f[1].Name != "z" || f[2].Scope != "task/trial=1" || f[2].Root != 283 {
 		t.Fatalf("unexpected order/content: %+v", f)
+	}
+}
+
+// Derive hashes exactly Canonical's text, whether it fits the stack buffer
+// or not (a scope longer than 256 bytes).
+func TestDeriveMatchesCanonical(t *testing.T) {
+	for _, scope := range []string{"", "tune/linreg/d=1000/method=ars/seed=283", strings.Repeat("x/", 200)} {
+		for _, idx := range [][]uint64{nil, {0}, {7, 18446744073709551615}} {
+			c := Canonical(42, scope, "batch", idx...)
+			hi, lo := Derive(42, scope, "batch", idx...)
+			if hi != xxhash.Sum64String(c+"\x00hi") || lo != xxhash.Sum64String(c+"\x00lo") {
+				t.Errorf("scope of %d bytes, idx %v: Derive is not the digests of Canonical", len(scope), idx)
+			}
+		}
+	}
+}
+
+func BenchmarkDerive(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		Derive(283, "tune/linreg/d=1000/method=ars/seed=283", "directions", uint64(i), 7)
 	}
 }
