@@ -37,7 +37,7 @@ type episodicMethod struct {
 var episodicMethods = []episodicMethod{
 	episodicMethodOf("arsv1", v1Source, 2, 5, func(c episodic.Config) ars.V1Config { return ars.V1Config(c) },
 		ars.NewV1, ars.V1Factory[*lqr.Instance]{}),
-	episodicMethodOf("exact", exactSource, 1, 8, func(c episodic.Config) exact.Config { return exact.Config(c) },
+	episodicMethodOf("exact", exactSource, 1, 8, func(c episodic.Config) exact.Config { return exact.Config{Config: c, Variant: exact.OneStep} },
 		exact.New, exact.Factory[*lqr.Instance]{}),
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"zorepro/algos"
 	"zorepro/algos/ars"
+	"zorepro/algos/episodic"
 	"zorepro/algos/episodic/episodictest"
 	"zorepro/algos/exact"
 	"zorepro/envs/mujoco"
@@ -38,7 +39,7 @@ func TestMuJoCoTrainParallel(t *testing.T) {
 			src := stream.New(81856320, "train/"+name, nil)
 			var m algos.Method
 			if useExact {
-				m = episodictest.Must(t, exact.New, exact.Config{Alpha: 0.01, Directions: 4, Nu: 0.2}, in, src, p)
+				m = episodictest.Must(t, exact.New, exact.Config{Config: episodic.Config{Alpha: 0.01, Directions: 4, Nu: 0.2}, Variant: exact.OneStep}, in, src, p)
 			} else {
 				m = episodictest.Must(t, ars.NewV1, ars.V1Config{Alpha: 0.05, Directions: 4, Nu: 0.1}, in, src, p)
 			}

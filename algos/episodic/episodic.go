@@ -36,6 +36,19 @@ type Episodic interface {
 	Rollout(rng *rand.Rand, W []float64, t int, delta, obs []float64) (float64, error)
 }
 
+// Perturber is implemented by environments that run episodes perturbed at
+// several steps (ExAct's all-steps variant) and report each step's reward
+// (its reward-to-go variant). Episode runs an episode as Rollout does,
+// except that the action at each listed step (strictly increasing, in
+// [0, H)) is W·s_t + delta[j·p:(j+1)·p], s_t is copied to obs[j·n:(j+1)·n]
+// when obs is not nil, and, when rewards is not nil (length H), r_t is
+// written to rewards[t]. It returns the return Σ_t r_t, summed as Rollout
+// sums it: Rollout(rng, W, t, delta, obs) is Episode(rng, W, []int{t},
+// delta, obs, nil), bit for bit. The same contract as Rollout otherwise.
+type Perturber interface {
+	Episode(rng *rand.Rand, W []float64, steps []int, delta, obs, rewards []float64) (float64, error)
+}
+
 // Converger is implemented by environments with their own stop rule (the LQR
 // stationarity test, spec §5.2). Converged is called after every iteration
 // with the updated W and a stream of that iteration; it reports whether the

@@ -13,24 +13,48 @@ import (
 // Config holds the hyperparameters, those of episodic.Config (spec §4.5,
 // §5.4): an iteration runs N episodes. There are no defaults: every field
 // must be set. It is a type of its own so that trajectories name the method
-// (Meta).
-type Config episodic.Config
+// (Meta). Variant selects the estimator.
+type Config struct {
+	episodic.Config
+	Variant string `json:"variant"`
+}
+
+// The variants of the estimator (see the package documentation).
+const (
+	// OneStep perturbs one random step of each episode and scores it by
+	// the whole episode's return: the plotted ExAct (spec §4.3).
+	OneStep = "one-step"
+	// RewardToGo perturbs one random step and scores it by the return from
+	// that step on (the ablation of spec §6 item 8).
+	RewardToGo = "reward-to-go"
+	// AllSteps perturbs every step of each episode and scores the whole
+	// episode's return against every step's perturbation (the authors'
+	// earlier "all-timestep" ExAct, spec §4.3).
+	AllSteps = "all-steps"
+)
+
+// Variants lists the variants.
+var Variants = []string{OneStep, RewardToGo, AllSteps}
 
 // ExAct is the optimizer state on one environment. It implements
 // algos.Method.
 type ExAct struct {
-	cfg  episodic.Config
-	env  episodic.Episodic
-	conv episodic.Converger // nil when env has no stop rule
+	cfg     episodic.Config
+	variant string
+	env     episodic.Episodic
+	pert    episodic.Perturber // the reward-to-go and all-steps variants' episodes
+	conv    episodic.Converger // nil when env has no stop rule
 	src  stream.Source
 	par  episodic.Parallel
 	p, n int
 	pol  *episodic.Policy // W and its ES-Adam
 
 	// scratch, reused across iterations
-	eps, delta, obs [][]float64 // ε_k, ν·ε_k, s_k
+	eps, delta, obs [][]float64 // ε_k, ν·ε_k, s_k (all-steps: H of each, step-major)
 	steps           []int       // t_k
 	rets            []float64   // R_k
+	rewards         [][]float64 // reward-to-go: direction k's H rewards
+	all             []int       // all-steps: 0..H−1
 	g               []float64
 }
 
@@ -40,27 +64,47 @@ var _ algos.Method = (*ExAct)(nil)
 // returns an episodic.ErrConfig error for invalid hyperparameters and panics
 // if the environment has a non-positive dimension or horizon.
 func New(cfg Config, env episodic.Episodic, src stream.Source, opt episodic.Options) (*ExAct, error) {
-	c := episodic.Config(cfg)
-	if err := c.Validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("exact: %w", err)
 	}
+	c := cfg.Config
 	p, n, h := env.ActDim(), env.ObsDim(), env.Horizon()
 	if p < 1 || n < 1 || h < 1 {
 		panic(fmt.Sprintf("exact: environment with p = %d, n = %d, H = %d", p, n, h))
 	}
 	N := c.Directions
 	e := &ExAct{
-		cfg: c, env: env, src: src, par: opt.Parallel, p: p, n: n,
+		cfg: c, variant: cfg.Variant, env: env, src: src, par: opt.Parallel, p: p, n: n,
 		pol: episodic.NewPolicy(p*n, c.Alpha),
 		eps: make([][]float64, N), delta: make([][]float64, N), obs: make([][]float64, N),
 		steps: make([]int, N), rets: make([]float64, N),
 		g: make([]float64, p*n),
 	}
 	e.conv, _ = env.(episodic.Converger)
+	if cfg.Variant != OneStep {
+		var ok bool
+		if e.pert, ok = env.(episodic.Perturber); !ok {
+			return nil, fmt.Errorf("%w: the %s variant needs an environment that runs perturbed episodes (%T does not)", episodic.ErrConfig, cfg.Variant, env)
+		}
+	}
+	steps := 1
+	if cfg.Variant == AllSteps {
+		steps = h
+		e.all = make([]int, h)
+		for t := range e.all {
+			e.all[t] = t
+		}
+	}
+	if cfg.Variant == RewardToGo {
+		e.rewards = make([][]float64, N)
+	}
 	for k := 0; k < N; k++ {
-		e.eps[k] = make([]float64, p)
-		e.delta[k] = make([]float64, p)
-		e.obs[k] = make([]float64, n)
+		e.eps[k] = make([]float64, steps*p)
+		e.delta[k] = make([]float64, steps*p)
+		e.obs[k] = make([]float64, steps*n)
+		if e.rewards != nil {
+			e.rewards[k] = make([]float64, h)
+		}
 	}
 	return e, nil
 }
@@ -72,14 +116,35 @@ func New(cfg Config, env episodic.Episodic, src stream.Source, opt episodic.Opti
 // error (W unchanged if a rollout failed).
 func (e *ExAct) Step(it int64) (algos.Stat, error) {
 	N, h := e.cfg.Directions, e.env.Horizon()
+	scores := e.rets // what each direction's perturbation is scored by
+	if e.variant == RewardToGo {
+		scores = make([]float64, N)
+	}
 	err := e.par.Run(N, func(k int) error {
-		e.steps[k] = e.src.Rand("timesteps", uint64(it), uint64(k)).IntN(h)
+		if e.variant != AllSteps {
+			e.steps[k] = e.src.Rand("timesteps", uint64(it), uint64(k)).IntN(h)
+		}
 		rng := e.src.Rand("directions", uint64(it), uint64(k))
 		for i := range e.eps[k] {
 			e.eps[k][i] = rng.NormFloat64()
 			e.delta[k][i] = e.cfg.Nu * e.eps[k][i]
 		}
-		r, err := e.env.Rollout(e.src.Rand("episodes", uint64(it), uint64(k)), e.pol.W, e.steps[k], e.delta[k], e.obs[k])
+		ep := e.src.Rand("episodes", uint64(it), uint64(k))
+		var r float64
+		var err error
+		switch e.variant {
+		case AllSteps:
+			r, err = e.pert.Episode(ep, e.pol.W, e.all, e.delta[k], e.obs[k], nil)
+		case RewardToGo:
+			r, err = e.pert.Episode(ep, e.pol.W, e.steps[k:k+1], e.delta[k], e.obs[k], e.rewards[k])
+			var togo float64
+			for _, x := range e.rewards[k][e.steps[k]:] {
+				togo += x
+			}
+			scores[k] = togo
+		default:
+			r, err = e.env.Rollout(ep, e.pol.W, e.steps[k], e.delta[k], e.obs[k])
+		}
 		if err != nil {
 			return fmt.Errorf("exact: direction %d (perturbed step %d): %w", k, e.steps[k], err)
 		}
@@ -93,8 +158,12 @@ func (e *ExAct) Step(it int64) (algos.Stat, error) {
 	for _, r := range e.rets {
 		sum += r
 	}
-	sigma := RewardStd(e.rets)
-	Gradient(e.g, e.eps, e.obs, e.rets, sigma)
+	sigma := RewardStd(scores)
+	if e.variant == AllSteps {
+		GradientAllSteps(e.g, e.p, e.eps, e.obs, scores, sigma)
+	} else {
+		Gradient(e.g, e.eps, e.obs, scores, sigma)
+	}
 	e.pol.Ascend(e.g)
 	st := algos.Stat{
 		Samples: int64(N) * int64(h),
@@ -164,6 +233,41 @@ func Gradient(G []float64, eps, obs [][]float64, rets []float64, sigma float64) 
 			row := G[i*n : (i+1)*n]
 			for j, sj := range obs[k] {
 				row[j] += ce * sj
+			}
+		}
+	}
+	fn := float64(N)
+	for j := range G {
+		G[j] /= fn
+	}
+}
+
+// GradientAllSteps is Gradient for the all-steps variant, whose ε_k and s_k
+// hold H steps each (step-major: ε_k[t·p+i], s_k[t·n+j], n = len(G)/p): G
+// is zeroed; for k = 0..N−1 in order, c = R_k/σ, and for t = 0..H−1 in
+// order G[i·n+j] += (c·ε_k[t·p+i])·s_k[t·n+j]; finally every entry is
+// divided by N. It panics on mismatched lengths.
+func GradientAllSteps(G []float64, p int, eps, obs [][]float64, rets []float64, sigma float64) {
+	N := len(rets)
+	if N < 1 || p < 1 || len(G)%p != 0 || len(eps) != N || len(obs) != N {
+		panic(fmt.Sprintf("exact: GradientAllSteps: %d returns, %d directions, %d observations, len(G) = %d, p = %d", N, len(eps), len(obs), len(G), p))
+	}
+	n := len(G) / p
+	clear(G)
+	for k, r := range rets {
+		h := len(eps[k]) / p
+		if h < 1 || len(eps[k]) != h*p || len(obs[k]) != h*n {
+			panic(fmt.Sprintf("exact: GradientAllSteps: direction %d has %d perturbations and %d observations (p = %d, n = %d)", k, len(eps[k]), len(obs[k]), p, n))
+		}
+		c := r / sigma
+		for t := 0; t < h; t++ {
+			s := obs[k][t*n : (t+1)*n]
+			for i, ei := range eps[k][t*p : (t+1)*p] {
+				ce := c * ei
+				row := G[i*n : (i+1)*n]
+				for j, sj := range s {
+					row[j] += ce * sj
+				}
 			}
 		}
 	}

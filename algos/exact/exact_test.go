@@ -76,7 +76,7 @@ func TestGradientHand(t *testing.T) {
 // "episodes"(it, k); N·H samples; train_return the mean return.
 func TestStepComposition(t *testing.T) {
 	env := &episodictest.Fake{P: 2, N: 3, H: 7}
-	cfg := Config{Alpha: 0.05, Directions: 3, Nu: 0.2}
+	cfg := Config{Config: episodic.Config{Alpha: 0.05, Directions: 3, Nu: 0.2}, Variant: OneStep}
 	src := testSource()
 	e := mustNew(t, cfg, env, src, nil)
 	w := make([]float64, 6)
@@ -107,7 +107,7 @@ func TestStepComposition(t *testing.T) {
 // by about ±α.
 func TestFirstStepAlpha(t *testing.T) {
 	const alpha = 0.003
-	e := mustNew(t, Config{Alpha: alpha, Directions: 5, Nu: 0.1}, &episodictest.Fake{P: 2, N: 4, H: 6}, testSource(), nil)
+	e := mustNew(t, Config{Config: episodic.Config{Alpha: alpha, Directions: 5, Nu: 0.1}, Variant: OneStep}, &episodictest.Fake{P: 2, N: 4, H: 6}, testSource(), nil)
 	episodictest.CheckFirstStepAlpha(t, e, alpha)
 }
 
@@ -132,7 +132,7 @@ func TestTimestepsUniform(t *testing.T) {
 func TestConverger(t *testing.T) {
 	env := &episodictest.Stopper{Episodic: &episodictest.Fake{P: 1, N: 2, H: 5}, StopAt: 4}
 	src := testSource()
-	e := mustNew(t, Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, src, nil)
+	e := mustNew(t, Config{Config: episodic.Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, Variant: OneStep}, env, src, nil)
 	episodictest.CheckConverger(t, e, src, 4, 4*2*5)
 }
 
@@ -141,7 +141,7 @@ func TestConverger(t *testing.T) {
 func TestRolloutError(t *testing.T) {
 	boom := &episodictest.Fake{P: 1, N: 2, H: 5, Fail: func([]float64) bool { return true }}
 	episodictest.CheckRolloutError(t, func(par episodic.Parallel) algos.Method {
-		return mustNew(t, Config{Alpha: 0.01, Directions: 3, Nu: 0.1}, boom, testSource(), par)
+		return mustNew(t, Config{Config: episodic.Config{Alpha: 0.01, Directions: 3, Nu: 0.1}, Variant: OneStep}, boom, testSource(), par)
 	}, []float64{0, 0})
 }
 
@@ -149,16 +149,16 @@ func TestRolloutError(t *testing.T) {
 // has an ES-Adam over 4 coordinates.
 func TestUnmarshalStateErrors(t *testing.T) {
 	newExAct := func(env episodic.Episodic) *ExAct {
-		return mustNew(t, Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, env, testSource(), nil)
+		return mustNew(t, Config{Config: episodic.Config{Alpha: 0.01, Directions: 2, Nu: 0.1}, Variant: OneStep}, env, testSource(), nil)
 	}
 	episodictest.CheckStateErrors(t, newExAct(&episodictest.Fake{P: 1, N: 3, H: 2}), newExAct(&episodictest.Fake{P: 1, N: 3, H: 2}), newExAct(&episodictest.Fake{P: 2, N: 3, H: 2}), stateMagic, stateVersion, 4)
 }
 
 func TestFactory(t *testing.T) {
 	episodictest.CheckFactory(t, Factory[episodic.Episodic]{}, testSource(),
-		Config{Alpha: 0.003, Directions: 10, Nu: 0.05, DiagnosticsEvery: 10}, "exact",
+		Config{Config: episodic.Config{Alpha: 0.003, Directions: 10, Nu: 0.05, DiagnosticsEvery: 10}, Variant: OneStep}, "exact",
 		map[string]any{"alpha": -1, "directions": 0, "nu": 0})
-	if _, err := New(Config{Alpha: 1, Directions: 1, Nu: math.NaN()}, &episodictest.Fake{P: 1, N: 1, H: 1}, testSource(), episodic.Options{}); !errors.Is(err, episodic.ErrConfig) {
+	if _, err := New(Config{Config: episodic.Config{Alpha: 1, Directions: 1, Nu: math.NaN()}, Variant: OneStep}, &episodictest.Fake{P: 1, N: 1, H: 1}, testSource(), episodic.Options{}); !errors.Is(err, episodic.ErrConfig) {
 		t.Fatalf("NaN nu: %v", err)
 	}
 }

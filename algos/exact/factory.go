@@ -1,6 +1,10 @@
 package exact
 
 import (
+	"errors"
+	"fmt"
+	"slices"
+
 	"zorepro/algos"
 	"zorepro/algos/episodic"
 	"zorepro/pipeline/stream"
@@ -18,14 +22,30 @@ var _ algos.Algorithm[Config, episodic.Episodic] = Factory[episodic.Episodic]{}
 func (Factory[P]) Hyper() []string { return episodic.Hyper() }
 
 // Decode implements algos.Algorithm: alpha (> 0), directions (>= 1), nu
-// (> 0) and diagnostics_every (episodic.Decode).
-func (Factory[P]) Decode(p *task.Params) Config { return Config(episodic.Decode(p)) }
+// (> 0) and diagnostics_every (episodic.Decode), and variant (one-step,
+// the default; reward-to-go; all-steps).
+func (Factory[P]) Decode(p *task.Params) Config {
+	return Config{Config: episodic.Decode(p), Variant: p.String("variant", task.Default(OneStep), task.OneOf(Variants...))}
+}
 
 // Validate implements algos.Config.
-func (c Config) Validate() error { return episodic.Config(c).Validate() }
+func (c Config) Validate() error {
+	err := c.Config.Validate()
+	if !slices.Contains(Variants, c.Variant) {
+		err = errors.Join(err, fmt.Errorf("%w: Variant = %q, want one of %v", episodic.ErrConfig, c.Variant, Variants))
+	}
+	return err
+}
 
-// Header implements algos.Config: snapshots are W, p×n row-major.
-func (c Config) Header() trajectory.Header { return trajectory.Header{Method: "exact"} }
+// Header implements algos.Config: snapshots are W, p×n row-major. The
+// method is "exact" for the one-step variant (the plotted one), else
+// "exact-<variant>".
+func (c Config) Header() trajectory.Header {
+	if c.Variant == OneStep {
+		return trajectory.Header{Method: "exact"}
+	}
+	return trajectory.Header{Method: "exact-" + c.Variant}
+}
 
 // New implements algos.Algorithm (the environment may also be an
 // episodic.Converger). Rollouts run serially until SetParallel provides a

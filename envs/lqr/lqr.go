@@ -162,24 +162,59 @@ func (in *Instance) Rollout(rng *rand.Rand, W []float64, t int, delta, obs []flo
 	if len(W) != n {
 		panic(fmt.Sprintf("lqr: Rollout: len(W) = %d, want %d", len(W), n))
 	}
-	if delta != nil && (len(delta) != 1 || t < 0 || t >= in.H || (obs != nil && len(obs) != n)) {
+	if delta == nil {
+		return in.episode(rng, W, nil, nil, nil, nil), nil
+	}
+	if len(delta) != 1 || t < 0 || t >= in.H || (obs != nil && len(obs) != n) {
 		panic(fmt.Sprintf("lqr: Rollout: perturbation at t = %d (H = %d), len(delta) = %d, len(obs) = %d", t, in.H, len(delta), len(obs)))
 	}
+	return in.episode(rng, W, []int{t}, delta, obs, nil), nil
+}
+
+// Episode is Rollout with the action perturbed at each of the listed steps
+// (strictly increasing, in [0, H)) by delta[j], x at that step copied to
+// obs[j·n:(j+1)·n] when obs is not nil, and, when rewards is not nil
+// (length H), each step's reward −cost_t recorded: the episodes of ExAct's
+// all-steps and reward-to-go variants (algos/episodic.Perturber). Rollout
+// is Episode with one perturbed step; the arithmetic is the same. It
+// panics on wrong lengths or steps.
+func (in *Instance) Episode(rng *rand.Rand, W []float64, steps []int, delta, obs, rewards []float64) (float64, error) {
+	n := in.N
+	if len(W) != n || len(delta) != len(steps) || (obs != nil && len(obs) != len(steps)*n) || (rewards != nil && len(rewards) != in.H) {
+		panic(fmt.Sprintf("lqr: Episode: len(W) = %d, %d steps, len(delta) = %d, len(obs) = %d, len(rewards) = %d (n = %d, H = %d)", len(W), len(steps), len(delta), len(obs), len(rewards), n, in.H))
+	}
+	for j, t := range steps {
+		if t < 0 || t >= in.H || (j > 0 && t <= steps[j-1]) {
+			panic(fmt.Sprintf("lqr: Episode: steps %v not strictly increasing in [0, %d)", steps, in.H))
+		}
+	}
+	return in.episode(rng, W, steps, delta, obs, rewards), nil
+}
+
+// episode runs an episode, perturbing the listed steps (see Episode).
+func (in *Instance) episode(rng *rand.Rand, W []float64, steps []int, delta, obs, rewards []float64) float64 {
+	n := in.N
 	buf := make([]float64, 3*n)
 	x, y, xi := buf[:n:n], buf[n:2*n:2*n], buf[2*n:]
 	for i := range x {
 		x[i] = rng.NormFloat64()
 	}
 	var cost float64
+	j := 0 // the next perturbed step
 	for s := 0; s < in.H; s++ {
 		u := dot(W, x)
-		if delta != nil && s == t {
-			u += delta[0]
+		if j < len(steps) && s == steps[j] {
+			u += delta[j]
 			if obs != nil {
-				copy(obs, x)
+				copy(obs[j*n:(j+1)*n], x)
 			}
+			j++
 		}
-		cost += stepCost(x, u)
+		c := stepCost(x, u)
+		if rewards != nil {
+			rewards[s] = -c
+		}
+		cost += c
 		if s == in.H-1 {
 			break
 		}
@@ -189,7 +224,7 @@ func (in *Instance) Rollout(rng *rand.Rand, W []float64, t int, delta, obs []flo
 		transition(y, x, u, in.Noise, xi)
 		x, y = y, x
 	}
-	return -cost, nil
+	return -cost
 }
 
 // NoiseLen returns the number of standard normals a trajectory's dynamics

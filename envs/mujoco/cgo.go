@@ -6,6 +6,8 @@ package mujoco
 #cgo LDFLAGS: -lmujoco
 #cgo noescape zr_rollout
 #cgo nocallback zr_rollout
+#cgo noescape mj_name2id
+#cgo nocallback mj_name2id
 #cgo noescape zr_reset
 #cgo nocallback zr_reset
 #cgo noescape zr_set_state
@@ -123,8 +125,12 @@ func compile(spec *Spec) (*Model, error) {
 		C.zr_delete_model(mm)
 		return nil, fmt.Errorf("%w: %s: %s: warning while compiling: %s", ErrModel, spec.Name, spec.File, w)
 	}
-	if int(mm.nq) != spec.NQ || int(mm.nv) != spec.NV || int(mm.nu) != spec.NU || spec.ObsDim() > C.ZR_MAXOBS || spec.NU > C.ZR_MAXACT {
-		err := fmt.Errorf("%w: %s: nq, nv, nu = %d, %d, %d, want %d, %d, %d", ErrModel, spec.Name, mm.nq, mm.nv, mm.nu, spec.NQ, spec.NV, spec.NU)
+	nbody := spec.NBody
+	if spec.ObsExtra == 0 && spec.ContactCost == 0 {
+		nbody = int(mm.nbody) // not part of the semantics: unchecked
+	}
+	if int(mm.nq) != spec.NQ || int(mm.nv) != spec.NV || int(mm.nu) != spec.NU || int(mm.nbody) != nbody || spec.ObsDim() > C.ZR_MAXOBS || spec.NU > C.ZR_MAXACT {
+		err := fmt.Errorf("%w: %s: nq, nv, nu, nbody = %d, %d, %d, %d, want %d, %d, %d, %d", ErrModel, spec.Name, mm.nq, mm.nv, mm.nu, mm.nbody, spec.NQ, spec.NV, spec.NU, nbody)
 		C.zr_delete_model(mm)
 		return nil, err
 	}
@@ -134,10 +140,37 @@ func compile(spec *Spec) (*Model, error) {
 	m.m = mm
 	m.dt = dt
 	m.env = C.zr_env{
-		frame_skip: C.int(spec.FrameSkip),
-		obs_skip:   C.int(spec.ObsSkip),
-		ctrl_cost:  C.double(spec.CtrlCost),
-		dt:         C.double(dt),
+		frame_skip:     C.int(spec.FrameSkip),
+		obs_skip:       C.int(spec.ObsSkip),
+		ctrl_cost:      C.double(spec.CtrlCost),
+		dt:             C.double(dt),
+		qvel_clip:      C.double(spec.QVelClip),
+		obs_extra:      C.int(spec.ObsExtra),
+		cfrc_clip:      C.double(spec.CfrcExtClip),
+		progress:       C.int(spec.Progress),
+		progress_scale: C.double(spec.ProgressScale),
+		contact_cost:   C.double(spec.ContactCost),
+		contact_max:    C.double(spec.ContactMax),
+		alive:          C.double(spec.Alive),
+	}
+	if spec.AliveFirst {
+		m.env.alive_first = 1
+	}
+	switch spec.ProgressDiv {
+	case DivTimestep:
+		m.env.progress_div = mm.opt.timestep
+	default:
+		m.env.progress_div = C.double(dt)
+	}
+	if spec.Progress == ProgressBodyX {
+		cb := C.CString(spec.ProgressBody)
+		id := C.mj_name2id(mm, C.mjOBJ_BODY, cb)
+		C.free(unsafe.Pointer(cb))
+		if id < 0 {
+			C.zr_delete_model(mm)
+			return nil, fmt.Errorf("%w: %s: no body %q to measure progress by", ErrModel, spec.Name, spec.ProgressBody)
+		}
+		m.env.progress_body = id
 	}
 	return m, nil
 }
@@ -202,30 +235,61 @@ func (m *Model) Rollout(rng *rand.Rand, W []float64, h, t int, delta, obs []floa
 	if err != nil {
 		return 0, err
 	}
-	r, err := m.rollout(d, C.ZR_RESET_FAST, rng, W, h, t, delta, obs)
+	r, err := m.rollout(d, C.ZR_RESET_FAST, rng, W, h, onePerturbation(t, delta, obs))
 	m.putData(d, err == nil)
 	return r, err
 }
 
-// rollout runs Rollout's episode on d with the given reset mode (zr.h):
-// Rollout uses ZR_RESET_FAST; the tests compare it with the others.
-func (m *Model) rollout(d *C.mjData, mode C.int, rng *rand.Rand, W []float64, h, t int, delta, obs []float64) (float64, error) {
+// Episode is Rollout with the action perturbed at each of the listed steps
+// (strictly increasing, in [0, h)) by delta[j·p:(j+1)·p], the observation
+// before it copied to obs[j·n:(j+1)·n] when obs is not nil, and, when
+// rewards is not nil (length h), each step's reward recorded: the episodes
+// of ExAct's all-steps and reward-to-go variants. Rollout is Episode with
+// one perturbed step; the arithmetic is the same.
+func (m *Model) Episode(rng *rand.Rand, W []float64, h int, steps []int, delta, obs, rewards []float64) (float64, error) {
+	m.spec.checkEpisode(W, h, steps, delta, obs, rewards)
+	d, err := m.getData()
+	if err != nil {
+		return 0, err
+	}
+	r, err := m.rollout(d, C.ZR_RESET_FAST, rng, W, h, &episodeSteps{steps: steps, delta: delta, obs: obs, rewards: rewards})
+	m.putData(d, err == nil)
+	return r, err
+}
+
+// rollout runs an episode on d with the given reset mode (zr.h): Rollout
+// uses ZR_RESET_FAST; the tests compare it with the others.
+func (m *Model) rollout(d *C.mjData, mode C.int, rng *rand.Rand, W []float64, h int, pert *episodeSteps) (float64, error) {
 	var noise [2 * C.ZR_MAXOBS]float64
 	dqpos, dqvel := noise[:m.spec.NQ:m.spec.NQ], noise[m.spec.NQ:m.spec.NQ+m.spec.NV]
 	m.spec.DrawReset(rng, dqpos, dqvel)
-	var cdelta, cobs *C.double
-	ct := C.int(-1)
-	if delta != nil {
-		cdelta = (*C.double)(unsafe.Pointer(&delta[0]))
-		ct = C.int(t)
-		if obs != nil {
-			cobs = (*C.double)(unsafe.Pointer(&obs[0]))
+	var (
+		nsteps       C.int
+		csteps       *C.int
+		cdelta, cobs *C.double
+		crewards     *C.double
+		stepsC       []C.int
+	)
+	if pert != nil {
+		if len(pert.steps) > 0 {
+			stepsC = make([]C.int, len(pert.steps))
+			for i, t := range pert.steps {
+				stepsC[i] = C.int(t)
+			}
+			nsteps, csteps = C.int(len(stepsC)), &stepsC[0]
+			cdelta = (*C.double)(unsafe.Pointer(&pert.delta[0]))
+			if pert.obs != nil {
+				cobs = (*C.double)(unsafe.Pointer(&pert.obs[0]))
+			}
+		}
+		if pert.rewards != nil {
+			crewards = (*C.double)(unsafe.Pointer(&pert.rewards[0]))
 		}
 	}
 	var st C.zr_status
 	r := C.zr_rollout(m.m, d, &m.env, mode, (*C.double)(unsafe.Pointer(&W[0])), C.int(h),
 		(*C.double)(unsafe.Pointer(&dqpos[0])), (*C.double)(unsafe.Pointer(&dqvel[0])),
-		ct, cdelta, cobs, &st)
+		nsteps, csteps, cdelta, cobs, crewards, &st)
 	if st.code != C.ZR_OK {
 		return 0, m.statusErr(st)
 	}
@@ -394,7 +458,7 @@ func (m *Model) freshRollout(mode C.int, rng *rand.Rand, W []float64, h, t int, 
 		return 0, m.statusErr(st)
 	}
 	defer C.zr_delete_data(d)
-	return m.rollout(d, mode, rng, W, h, t, delta, obs)
+	return m.rollout(d, mode, rng, W, h, onePerturbation(t, delta, obs))
 }
 
 // Reset modes for the tests (cgo constants are not visible there).

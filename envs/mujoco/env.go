@@ -99,6 +99,12 @@ func (in *Instance) Rollout(rng *rand.Rand, W []float64, t int, delta, obs []flo
 	return in.model.Rollout(rng, W, in.H, t, delta, obs)
 }
 
+// Episode runs one episode of H steps with perturbed actions
+// (Model.Episode), as algos/episodic.Perturber specifies.
+func (in *Instance) Episode(rng *rand.Rand, W []float64, steps []int, delta, obs, rewards []float64) (float64, error) {
+	return in.model.Episode(rng, W, in.H, steps, delta, obs, rewards)
+}
+
 // EvalReturn returns the mean return of in.Episodes episodes of the
 // unperturbed policy W (p×n row-major). Episode i's reset is drawn from its
 // own stream rand.New(rand.NewPCG(hi_i, lo_i)), where hi_0, lo_0, hi_1,

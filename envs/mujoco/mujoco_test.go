@@ -916,3 +916,74 @@ func TestRolloutAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per rollout", n)
 	}
 }
+
+// TestEpisodeSteps: Episode with one perturbed step is Rollout, bit for
+// bit; its rewards add up (in step order) to the return; every step
+// perturbed is the episode stepped by hand with each step's perturbation,
+// each observation before it recorded (ExAct's all-steps variant).
+func TestEpisodeSteps(t *testing.T) {
+	for _, name := range Names() {
+		m := open(t, name)
+		W := randW(m, 0.1, 1)
+		p, n, h := m.ActDim(), m.ObsDim(), 12
+		delta := make([]float64, p)
+		for i := range delta {
+			delta[i] = 0.2 * float64(i+1)
+		}
+		obs1, obs2, rew := make([]float64, n), make([]float64, n), make([]float64, h)
+		r1, err := m.Rollout(rand.New(rand.NewPCG(3, 4)), W, h, 5, delta, obs1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := m.Episode(rand.New(rand.NewPCG(3, 4)), W, h, []int{5}, delta, obs2, rew)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum float64
+		for _, r := range rew {
+			sum += r
+		}
+		if r1 != r2 || sum != r1 || !slices.Equal(obs1, obs2) {
+			t.Errorf("%s: Rollout %v, Episode %v, rewards sum to %v", name, r1, r2, sum)
+		}
+
+		steps, all, allObs := make([]int, h), make([]float64, h*p), make([]float64, h*n)
+		for k := range steps {
+			steps[k] = k
+			for i := 0; i < p; i++ {
+				all[k*p+i] = 0.05 * float64((k+i)%5-2)
+			}
+		}
+		got, err := m.Episode(rand.New(rand.NewPCG(3, 4)), W, h, steps, all, allObs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newSim(t, m)
+		if err := s.Reset(rand.New(rand.NewPCG(3, 4))); err != nil {
+			t.Fatal(err)
+		}
+		var want float64
+		for k := 0; k < h; k++ {
+			o := s.Obs()
+			if !slices.Equal(o, allObs[k*n:(k+1)*n]) {
+				t.Fatalf("%s: step %d observation %v, recorded %v", name, k, o, allObs[k*n:(k+1)*n])
+			}
+			a := make([]float64, p)
+			for i := range a {
+				var acc float64
+				for j := 0; j < n; j++ {
+					acc += W[i*n+j] * o[j]
+				}
+				a[i] = acc + all[k*p+i]
+			}
+			r, err := s.Step(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want += r
+		}
+		if got != want {
+			t.Errorf("%s: every step perturbed: Episode %v, stepped %v", name, got, want)
+		}
+	}
+}

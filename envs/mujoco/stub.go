@@ -35,6 +35,11 @@ func (m *Model) Rollout(rng *rand.Rand, W []float64, h, t int, delta, obs []floa
 	return 0, ErrUnavailable
 }
 
+// Episode returns ErrUnavailable.
+func (m *Model) Episode(rng *rand.Rand, W []float64, h int, steps []int, delta, obs, rewards []float64) (float64, error) {
+	return 0, ErrUnavailable
+}
+
 // Sim is one simulation state; without MuJoCo none can be made.
 type Sim struct{}
 

@@ -268,9 +268,40 @@ static int reset_impl(const mjModel* m, mjData* d, int mode, const double* dqpos
   return zr_check(d, st, -1, -1) || zr_check_state(m, d, st, -1, -1);
 }
 
+// progress returns the x of the forward reward (zr_env.progress), read
+// from d as it stands: after mj_step the body positions are those of the
+// last substep's mj_forward, as gym reads them.
+static double progress(const mjModel* m, const mjData* d, const zr_env* env) {
+  switch (env->progress) {
+    case ZR_PROGRESS_BODY_X:
+      return d->xpos[3 * env->progress_body];
+    case ZR_PROGRESS_MASS_CENTER: {
+      double mx = 0.0, mass = 0.0;
+      for (int b = 0; b < m->nbody; b++) {
+        mx += m->body_mass[b] * d->xipos[3 * b];
+        mass += m->body_mass[b];
+      }
+      return mx / mass;
+    }
+    default:
+      return d->qpos[0];
+  }
+}
+
+// clipv returns v clipped to [-c, c] when c > 0 (numpy's clip).
+static double clipv(double v, double c) {
+  if (c > 0) {
+    if (v < -c) return -c;
+    if (v > c) return c;
+  }
+  return v;
+}
+
 // step_impl runs one environment step with the unclipped action a (MuJoCo
-// clamps ctrl to ctrlrange itself) and returns
-// (x_after - x_before)/dt - ctrl_cost*|a|^2, |a|^2 summed in index order.
+// clamps ctrl to ctrlrange itself) and returns its reward: for Swimmer and
+// HalfCheetah (x_after - x_before)/dt - ctrl_cost*|a|^2, |a|^2 summed in
+// index order; the other terms of zr_env as gym 0.10.5's -v2 bodies
+// compute them, each sum in index order.
 static double step_impl(const mjModel* m, mjData* d, const zr_env* env, const double* a,
                         int step, zr_status* st) {
   double cc = 0.0;
@@ -278,7 +309,7 @@ static double step_impl(const mjModel* m, mjData* d, const zr_env* env, const do
     d->ctrl[i] = a[i];
     cc += a[i] * a[i];
   }
-  double xb = d->qpos[0];
+  double xb = progress(m, d, env);
   for (int k = 0; k < env->frame_skip; k++) {
     st->step = step;
     st->substep = k;
@@ -287,14 +318,47 @@ static double step_impl(const mjModel* m, mjData* d, const zr_env* env, const do
   }
   st->step = -1;
   st->substep = -1;
-  double xa = d->qpos[0];
-  return (xa - xb) / env->dt - env->ctrl_cost * cc;
+  double xa = progress(m, d, env);
+  double fwd = env->progress_scale != 0 ? (env->progress_scale * (xa - xb)) / env->progress_div
+                                        : (xa - xb) / env->dt;
+  if (env->alive_first) return (fwd + env->alive) - env->ctrl_cost * cc;
+  double r = fwd - env->ctrl_cost * cc;
+  if (env->contact_cost > 0) {
+    double c2 = 0.0;
+    for (int i = 0; i < 6 * m->nbody; i++) {
+      double f = clipv(d->cfrc_ext[i], env->cfrc_clip);
+      c2 += f * f;
+    }
+    double c = env->contact_cost * c2;
+    if (env->contact_max > 0 && c > env->contact_max) c = env->contact_max;
+    r = r - c;
+  }
+  if (env->alive != 0) r = r + env->alive;
+  return r;
 }
 
 void zr_obs(const mjModel* m, const mjData* d, const zr_env* env, double* s) {
   int k = 0;
   for (int i = env->obs_skip; i < m->nq; i++) s[k++] = d->qpos[i];
-  for (int i = 0; i < m->nv; i++) s[k++] = d->qvel[i];
+  for (int i = 0; i < m->nv; i++) s[k++] = clipv(d->qvel[i], env->qvel_clip);
+  if (env->obs_extra & ZR_OBS_CINERT)
+    for (int i = 0; i < 10 * m->nbody; i++) s[k++] = d->cinert[i];
+  if (env->obs_extra & ZR_OBS_CVEL)
+    for (int i = 0; i < 6 * m->nbody; i++) s[k++] = d->cvel[i];
+  if (env->obs_extra & ZR_OBS_QFRC_ACT)
+    for (int i = 0; i < m->nv; i++) s[k++] = d->qfrc_actuator[i];
+  if (env->obs_extra & ZR_OBS_CFRC_EXT)
+    for (int i = 0; i < 6 * m->nbody; i++) s[k++] = clipv(d->cfrc_ext[i], env->cfrc_clip);
+}
+
+// obs_dim returns the length of zr_obs's observation.
+static int obs_dim(const mjModel* m, const zr_env* env) {
+  int n = m->nq - env->obs_skip + m->nv;
+  if (env->obs_extra & ZR_OBS_CINERT) n += 10 * m->nbody;
+  if (env->obs_extra & ZR_OBS_CVEL) n += 6 * m->nbody;
+  if (env->obs_extra & ZR_OBS_QFRC_ACT) n += m->nv;
+  if (env->obs_extra & ZR_OBS_CFRC_EXT) n += 6 * m->nbody;
+  return n;
 }
 
 // policy sets a = W s, W p x n row-major: a[i] = ((0 + W[i][0]*s[0]) +
@@ -310,21 +374,25 @@ static void policy(const double* W, const double* s, int n, int p, double* a) {
 
 static double rollout_impl(const mjModel* m, mjData* d, const zr_env* env, int mode,
                            const double* W, int H, const double* dqpos,
-                           const double* dqvel, int t, const double* delta,
-                           double* obs_t, zr_status* st) {
-  int n = m->nq - env->obs_skip + m->nv, p = m->nu;
+                           const double* dqvel, int nsteps, const int* steps,
+                           const double* delta, double* obs, double* rewards,
+                           zr_status* st) {
+  int n = obs_dim(m, env), p = m->nu;
   double s[ZR_MAXOBS], a[ZR_MAXACT];
   if (reset_impl(m, d, mode, dqpos, dqvel, st)) return NAN;
   zr_obs(m, d, env, s);
   double ret = 0.0;
+  int j = 0;  // the next perturbed step
   for (int k = 0; k < H; k++) {
     policy(W, s, n, p, a);
-    if (delta && k == t) {
-      for (int i = 0; i < p; i++) a[i] = a[i] + delta[i];
-      if (obs_t) memcpy(obs_t, s, (size_t)n * sizeof(double));
+    if (j < nsteps && k == steps[j]) {
+      for (int i = 0; i < p; i++) a[i] = a[i] + delta[(size_t)j * p + i];
+      if (obs) memcpy(obs + (size_t)j * n, s, (size_t)n * sizeof(double));
+      j++;
     }
     double r = step_impl(m, d, env, a, k, st);
     if (st->code != ZR_OK) return NAN;
+    if (rewards) rewards[k] = r;
     ret += r;
     zr_obs(m, d, env, s);
   }
@@ -332,7 +400,7 @@ static double rollout_impl(const mjModel* m, mjData* d, const zr_env* env, int m
 }
 
 static int zr_args_ok(const mjModel* m, const zr_env* env, zr_status* st) {
-  int n = m->nq - env->obs_skip + m->nv;
+  int n = obs_dim(m, env);
   if (n < 0 || n > ZR_MAXOBS || m->nu > ZR_MAXACT || env->frame_skip < 1) {
     st->code = ZR_BADARG;
     snprintf(st->msg, sizeof st->msg, "observation %d or action %d dimension unsupported",
@@ -343,8 +411,9 @@ static int zr_args_ok(const mjModel* m, const zr_env* env, zr_status* st) {
 }
 
 double zr_rollout(const mjModel* m, mjData* d, const zr_env* env, int reset_mode,
-                  const double* W, int H, const double* dqpos, const double* dqvel, int t,
-                  const double* delta, double* obs_t, zr_status* st) {
+                  const double* W, int H, const double* dqpos, const double* dqvel,
+                  int nsteps, const int* steps, const double* delta, double* obs,
+                  double* rewards, zr_status* st) {
   jmp_buf jb;
   zr_begin(st);
   if (!zr_args_ok(m, env, st)) {
@@ -356,7 +425,8 @@ double zr_rollout(const mjModel* m, mjData* d, const zr_env* env, int reset_mode
     return NAN;
   }
   zr_jmp = &jb;
-  double r = rollout_impl(m, d, env, reset_mode, W, H, dqpos, dqvel, t, delta, obs_t, st);
+  double r = rollout_impl(m, d, env, reset_mode, W, H, dqpos, dqvel, nsteps, steps, delta, obs,
+                          rewards, st);
   zr_end();
   return r;
 }

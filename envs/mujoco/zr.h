@@ -28,16 +28,47 @@ enum {
 };
 
 // Largest observation and action dimensions the episode loop supports
-// (HalfCheetah: 17 and 6).
-#define ZR_MAXOBS 32
-#define ZR_MAXACT 8
+// (gym's Humanoid-v2: 376 and 17).
+#define ZR_MAXOBS 400
+#define ZR_MAXACT 20
 
-// zr_env describes one environment's semantics on top of its model.
+// Observation parts after qpos[obs_skip:] ++ qvel (zr_env.obs_extra), in
+// this order, each over every body (the world body included), as gym's
+// Humanoid-v2 concatenates them.
+enum {
+  ZR_OBS_CINERT = 1,    // cinert, 10 per body
+  ZR_OBS_CVEL = 2,      // cvel, 6 per body
+  ZR_OBS_QFRC_ACT = 4,  // qfrc_actuator, nv
+  ZR_OBS_CFRC_EXT = 8   // cfrc_ext, 6 per body (clipped to cfrc_clip if > 0)
+};
+
+// How the forward progress x of the reward is measured (zr_env.progress).
+enum {
+  ZR_PROGRESS_QPOS0 = 0,       // qpos[0] (Swimmer, HalfCheetah, Hopper, Walker2d)
+  ZR_PROGRESS_BODY_X = 1,      // xpos[progress_body][0] (Ant: the torso)
+  ZR_PROGRESS_MASS_CENTER = 2  // sum(body_mass*xipos[.][0]) / sum(body_mass) (Humanoid)
+};
+
+// zr_env describes one environment's semantics on top of its model. The
+// fields after dt are zero for Swimmer and HalfCheetah, whose reward is
+// then computed as it always was: (x_after - x_before)/dt - ctrl_cost*|a|^2.
 typedef struct {
   int frame_skip;    // mj_step calls per environment step
-  int obs_skip;      // the observation is qpos[obs_skip:] ++ qvel
+  int obs_skip;      // the observation is qpos[obs_skip:] ++ qvel (++ obs_extra)
   double ctrl_cost;  // c in r = (x_after - x_before)/dt - c*|a|^2
   double dt;         // timestep*frame_skip
+
+  double qvel_clip;       // > 0: the observed qvel is clipped to [-qvel_clip, qvel_clip]
+  int obs_extra;          // ZR_OBS_* flags
+  double cfrc_clip;       // > 0: cfrc_ext clipped in the observation and the contact cost
+  int progress;           // ZR_PROGRESS_*
+  int progress_body;      // the body of ZR_PROGRESS_BODY_X
+  double progress_scale;  // != 0: the forward reward is (progress_scale*(x_after - x_before))/progress_div
+  double progress_div;
+  double contact_cost;    // > 0: minus contact_cost*|cfrc_ext|^2 (clipped as above)
+  double contact_max;     // > 0: that cost capped at contact_max
+  double alive;           // != 0: the alive bonus
+  int alive_first;        // 1: r = (fwd + alive) - ctrl; else ((fwd - ctrl) - contact) + alive
 } zr_env;
 
 // zr_status reports how a call ended.
@@ -61,9 +92,14 @@ void zr_delete_model(mjModel* m);
 mjData* zr_make_data(const mjModel* m, zr_status* st);
 void zr_delete_data(mjData* d);
 
+// zr_rollout runs one episode of H steps. At the nsteps steps listed in
+// steps (strictly increasing), the action is perturbed by delta[j*p..] and,
+// when obs is not NULL, the observation before acting is copied to
+// obs[j*n..]; when rewards is not NULL it receives each step's reward.
 double zr_rollout(const mjModel* m, mjData* d, const zr_env* env, int reset_mode,
-                  const double* W, int H, const double* dqpos, const double* dqvel, int t,
-                  const double* delta, double* obs_t, zr_status* st);
+                  const double* W, int H, const double* dqpos, const double* dqvel,
+                  int nsteps, const int* steps, const double* delta, double* obs,
+                  double* rewards, zr_status* st);
 
 int zr_reset(const mjModel* m, mjData* d, int reset_mode, const double* dqpos,
              const double* dqvel, zr_status* st);
