@@ -44,10 +44,10 @@ type ExAct struct {
 	env     episodic.Episodic
 	pert    episodic.Perturber // the reward-to-go and all-steps variants' episodes
 	conv    episodic.Converger // nil when env has no stop rule
-	src  stream.Source
-	par  episodic.Parallel
-	p, n int
-	pol  *episodic.Policy // W and its ES-Adam
+	src     stream.Source
+	par     episodic.Parallel
+	p, n    int
+	pol     *episodic.Policy // W and its ES-Adam
 
 	// scratch, reused across iterations
 	eps, delta, obs [][]float64 // ε_k, ν·ε_k, s_k (all-steps: H of each, step-major)

@@ -28,7 +28,7 @@ func BenchmarkNet(b *testing.B) {
 	b.Run("forward/train/batch=64", func(b *testing.B) { benchNet(b, 64, Train, false) })
 	b.Run("forward+backward/train/batch=64", func(b *testing.B) { benchNet(b, 64, Train, true) })
 	b.Run("forward/eval/batch=1", func(b *testing.B) { benchNet(b, 1, Eval, false) })
-	b.Run("forward/eval/batch=100", func(b *testing.B) { benchNet(b, 100, Eval, false) }) // evaluate/mnist
+	b.Run("forward/eval/batch=100", func(b *testing.B) { benchNet(b, 100, Eval, false) })           // evaluate/mnist
 	b.Run("forward+backward/train/batch=256", func(b *testing.B) { benchNet(b, 256, Train, true) }) // REINFORCE
 	b.Run("forward/eval/batch=250", func(b *testing.B) { benchNet(b, 250, Eval, false) })
 }
