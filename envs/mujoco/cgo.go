@@ -435,6 +435,45 @@ func (s *Sim) Step(a []float64) (float64, error) {
 	return float64(r), nil
 }
 
+// Arrays of mjModel and mjData a Sim reads for the tests of the reward and
+// observation terms (copies, in MuJoCo's layout).
+type simArray int
+
+const (
+	arrBodyMass simArray = iota // body_mass: nbody
+	arrXPos                     // xpos: 3 per body
+	arrXIPos                    // xipos: 3 per body
+	arrCInert                   // cinert: 10 per body
+	arrCVel                     // cvel: 6 per body
+	arrQfrcActuator             // qfrc_actuator: nv
+	arrCfrcExt                  // cfrc_ext: 6 per body
+)
+
+// array returns a copy of one of those arrays.
+func (s *Sim) array(a simArray) []float64 {
+	m, d := s.m.m, s.d
+	nb, nv := int(m.nbody), int(m.nv)
+	var p *C.mjtNum
+	var n int
+	switch a {
+	case arrBodyMass:
+		p, n = m.body_mass, nb
+	case arrXPos:
+		p, n = d.xpos, 3*nb
+	case arrXIPos:
+		p, n = d.xipos, 3*nb
+	case arrCInert:
+		p, n = d.cinert, 10*nb
+	case arrCVel:
+		p, n = d.cvel, 6*nb
+	case arrQfrcActuator:
+		p, n = d.qfrc_actuator, nv
+	case arrCfrcExt:
+		p, n = d.cfrc_ext, 6*nb
+	}
+	return append([]float64(nil), unsafe.Slice((*float64)(unsafe.Pointer(p)), n)...)
+}
+
 // rawSteps calls mj_step n times with the current controls: the reference
 // rate of the benchmarks.
 func (s *Sim) rawSteps(n int) error {
