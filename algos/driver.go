@@ -13,6 +13,13 @@ import (
 	"zorepro/pipeline/trajectory"
 )
 
+// MaxPerIteration bounds the counts an iteration allocates by (ARS's
+// directions and top-b, the batch sizes, an online learner's chunk): a
+// larger value is a parameter error naming its field, where it would
+// otherwise fail to allocate (a grid value of 10^14 directions passed
+// validation and panicked inside the task, issue 41).
+const MaxPerIteration = 1_000_000
+
 // Stat is the result of one iteration.
 type Stat struct {
 	// Samples is the number of samples this iteration consumed (§3.2), not

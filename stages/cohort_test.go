@@ -106,7 +106,42 @@ func runStagesDAG(t testing.TB, text string, noCohorts bool) (outs map[string]st
 	for task, s := range pipelinetest.LastStates(t, filepath.Join(dir, "store")) {
 		outs[task] = s.Output
 	}
+	lastStore = storeReader{st}
 	return outs, done
+}
+
+// lastStore reads the store of runStagesDAG's last run.
+var lastStore storeReader
+
+type storeReader struct{ st *store.Store }
+
+// read returns one file of a recorded output (its manifest's ID).
+func (r storeReader) read(t testing.TB, output, file string) []byte {
+	t.Helper()
+	id, err := store.ParseID(output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := pipeline.DecodeOutputs(mustGet(t, r.st, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if e.Name == file {
+			return mustGet(t, r.st, e.ID)
+		}
+	}
+	t.Fatalf("output %s has no %s", output, file)
+	return nil
+}
+
+func mustGet(t testing.TB, st *store.Store, id store.ID) []byte {
+	t.Helper()
+	b, err := st.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // The tuning trials of a cohort, which take their batches from one
@@ -152,4 +187,45 @@ func BenchmarkTuneLinregCohorts(b *testing.B) {
 			}
 		})
 	}
+}
+
+// extendDAG tunes REINFORCE's step size on linear regression at d = 10 on
+// a grid whose largest value wins, with one extension round.
+const extendDAG = `version: 1
+stages:
+  - name: generate/linreg
+    kind: generate
+    params: {env: linreg}
+    matrix: {d: [10], seed: [283, 457]}
+  - name: tune/linreg
+    kind: tune
+    inputs: {data: generate/linreg}
+    matrix: {d: [10], method: [reinforce]}
+    params: {env: linreg, seeds: [283, 457], budget: 6000, strict_budget: true, score: test_loss, select: min,
+      grid: {lr: LRS}, batch: 64, beta: 0.5, optimizer: esadam EXTEND}
+`
+
+// An extension round's trials, run inside the tune task, score exactly as
+// the same points' trials run as parts of a grid that holds them.
+func TestExtensionTrialsScoreAsGridTrials(t *testing.T) {
+	extended := tuneTable(t, strings.NewReplacer("LRS", "[0.0005, 0.001, 0.002]", "EXTEND", ", extend: 1").Replace(extendDAG))
+	grid := tuneTable(t, strings.NewReplacer("LRS", "[0.0005, 0.001, 0.002, 0.004]", "EXTEND", "").Replace(extendDAG))
+	row := func(table, lr string) string {
+		for _, l := range strings.Split(table, "\n") {
+			if f := strings.Split(l, ","); len(f) > 5 && f[1] == lr {
+				return strings.Join(f[1:5], ",") // lr, mean, the two seeds' scores
+			}
+		}
+		return ""
+	}
+	if r := row(extended, "0.004"); r == "" || r != row(grid, "0.004") {
+		t.Fatalf("lr = 0.004 extended %q, in the grid %q\nextended table:\n%s", r, row(grid, "0.004"), extended)
+	}
+}
+
+// tuneTable runs a dag of one tune/linreg task and returns its table.csv.
+func tuneTable(t *testing.T, text string) string {
+	t.Helper()
+	outs, _ := runStagesDAG(t, text, false)
+	return string(lastStore.read(t, outs["tune/linreg/d=10/method=reinforce"], "table.csv"))
 }

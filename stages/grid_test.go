@@ -53,6 +53,12 @@ func TestGridValuesAreValidatedLikeTheirParameters(t *testing.T) {
 			[]string{`params.grid.alpha: must be > 0, got -0.03`, `params.grid.nu: must be > 0, got 0`}},
 		{"negative reference", []string{"params: {reference: {lr: 0.08}}", "params: {reference: {lr: -0.08}}"},
 			[]string{`stage "tune/linreg": params.reference.lr: must be > 0, got -0.08`}},
+		// Issue 41: 10^14 directions passed validation and the task
+		// panicked allocating them (makeslice: len out of range).
+		{"directions beyond allocation", []string{
+			"grid: {alpha: [0.02, 0.03], directions: [10], nu: [0.03], top: [5, 10]}",
+			"grid: {alpha: [0.02, 0.03], directions: [100000000000000], nu: [0.03], top: [5, 10]}"},
+			[]string{`stage "tune/linreg": params.grid.directions: must be >= 1 and <= 1e+06, got 1e+14`}},
 		{"reference top above directions", []string{
 			"params: {reference: {alpha: 0.03, directions: 10, top: 10, nu: 0.03}}",
 			"params: {reference: {alpha: 0.03, directions: 10, top: 20, nu: 0.03}}"},

@@ -25,9 +25,9 @@ func (Factory[P, Q]) Hyper() []string { return []string{"alpha", "directions", "
 func (Factory[P, Q]) Decode(p *task.Params) Config {
 	c := Config{
 		Alpha:      p.Float("alpha", task.Required(), task.Above(0)),
-		Directions: int(p.Int("directions", task.Required(), task.Min(1))),
+		Directions: int(p.Int("directions", task.Required(), task.Min(1), task.Max(algos.MaxPerIteration))),
 		Nu:         p.Float("nu", task.Required(), task.Above(0)),
-		Top:        int(p.Int("top", task.Required(), task.Min(1))),
+		Top:        int(p.Int("top", task.Required(), task.Min(1), task.Max(algos.MaxPerIteration))),
 	}
 	if c.Top > c.Directions && c.Directions > 0 {
 		p.Conflictf("top", "must be <= directions = %d, got %d", c.Directions, c.Top)

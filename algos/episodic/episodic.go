@@ -125,7 +125,7 @@ func Hyper() []string { return []string{"alpha", "directions", "nu"} }
 func Decode(p *task.Params) Config {
 	return Config{
 		Alpha:      p.Float("alpha", task.Required(), task.Above(0)),
-		Directions: int(p.Int("directions", task.Required(), task.Min(1))),
+		Directions: int(p.Int("directions", task.Required(), task.Min(1), task.Max(algos.MaxPerIteration))),
 		Nu:         p.Float("nu", task.Required(), task.Above(0)),
 		// The environment's diagnostics (e.g. LQR's exact expected
 		// gradient) every so many iterations; 0 turns them off.

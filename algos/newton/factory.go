@@ -27,7 +27,7 @@ func (Factory[P]) Hyper() []string { return []string{"batch"} }
 
 // Decode reads batch (>= 1, required; dag.yaml sets 64).
 func (Factory[P]) Decode(p *task.Params) Config {
-	return Config{Batch: int(p.Int("batch", task.Required(), task.Min(1)))}
+	return Config{Batch: int(p.Int("batch", task.Required(), task.Min(1), task.Max(algos.MaxPerIteration)))}
 }
 
 // Header implements algos.Config: snapshots are raw weights, evaluated on

@@ -22,7 +22,7 @@ func (Factory[P, E]) Hyper() []string { return []string{"lr"} }
 func (Factory[P, E]) Decode(p *task.Params) Config {
 	return Config{
 		LR:          p.Float("lr", task.Required(), task.Above(0)),
-		Batch:       int(p.Int("batch", task.Default(DefaultBatch), task.Min(1))),
+		Batch:       int(p.Int("batch", task.Default(DefaultBatch), task.Min(1), task.Max(algos.MaxPerIteration))),
 		Beta:        p.Float("beta", task.Default(DefaultBeta), task.Above(0)),
 		ConstantEps: p.Bool("constant_eps", task.Default(false)),
 	}

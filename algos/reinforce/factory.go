@@ -22,7 +22,7 @@ func (Factory[P, E]) Hyper() []string { return []string{"lr"} }
 func (Factory[P, E]) Decode(p *task.Params) Config {
 	c := Config{
 		LR:        p.Float("lr", task.Required(), task.Above(0)),
-		Batch:     int(p.Int("batch", task.Required(), task.Min(1))),
+		Batch:     int(p.Int("batch", task.Required(), task.Min(1), task.Max(algos.MaxPerIteration))),
 		Optimizer: p.String("optimizer", task.Required(), task.OneOf(ESAdam, Adam)),
 	}
 	if p.Has("beta") {

@@ -22,7 +22,7 @@ func (Factory[P, L]) Hyper() []string { return []string{"lr", "batch"} }
 func (Factory[P, L]) Decode(p *task.Params) Config {
 	return Config{
 		LR:       p.Float("lr", task.Required(), task.Above(0)),
-		Batch:    int(p.Int("batch", task.Required(), task.Min(1))),
+		Batch:    int(p.Int("batch", task.Required(), task.Min(1), task.Max(algos.MaxPerIteration))),
 		Momentum: p.Float("momentum", task.Default(0.0), task.Min(0), task.Below(1)),
 	}
 }

@@ -37,7 +37,7 @@ func (k *Kind) Slots() []task.Slot {
 // ScoreSamples is the score name that ranks trials by the samples they used.
 const ScoreSamples = "samples"
 
-var own = []string{"env", "method", "algo", "budget", "strict_budget", "seeds", "grid", "score", "select", "reference", "budget_per", "carry"}
+var own = []string{"env", "method", "algo", "budget", "strict_budget", "seeds", "grid", "score", "select", "reference", "budget_per", "carry", "extend"}
 
 // point is one feasible grid point: its configuration and the choice it
 // makes (the JSON of its hyperparameters, as chosen.json records it).
@@ -46,6 +46,7 @@ type point struct {
 	choice json.RawMessage
 	vals   map[string]any // the choice decoded, for tables and logs
 	raw    map[string]any // the grid's values at the point, as the file gives them
+	round  int            // the extension round that added it (0: the grid)
 }
 
 // Plan implements task.Kind.
@@ -55,6 +56,9 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	r.budget = algos.DecodeBudget(p, algos.Budget{}, true)
 	r.seeds = p.Ints("seeds", task.Required(), task.NonEmpty(), task.Min(0))
 	r.sel = p.String("select", task.Default("min"), task.OneOf("min", "max"))
+	// Up to this many rounds that extend an axis whose chosen value is at
+	// its edge (extend.go); 0 keeps the grid as it is.
+	r.extend = int(p.Int("extend", task.Default(0), task.Min(0), task.Max(MaxExtend)))
 	grid, haveGrid := p.Sub("grid", task.Required())
 	var ref *task.Params
 	if p.Has("reference") {
@@ -87,8 +91,8 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 		}
 		r.checkReference(p, base, values)
 	}
-	r.enumerate(p, base, values)
-	r.params, r.base = p, base
+	r.enumerate(p, base, values, nil)
+	r.params, r.base, r.values = p, base, values
 	return r
 }
 
@@ -138,10 +142,16 @@ func (r *runner) decodeCarry(p *task.Params) {
 // conflicts between valid values (task.Error.Conflict, e.g. top-b above
 // the number of directions) or whose configuration does not validate are
 // infeasible: skipped, each with its reason (Skipped, skipped.csv).
-func (r *runner) enumerate(p *task.Params, base map[string]any, values [][]any) {
+//
+// keep, when not nil, picks the combinations to enumerate (an extension
+// round's new points); the points are appended to r.points.
+func (r *runner) enumerate(p *task.Params, base map[string]any, values [][]any, keep func(combo []any) bool) {
 	var msgs []string
 	where := map[string][]string{}
 	for _, combo := range product(values) {
+		if keep != nil && !keep(combo) {
+			continue
+		}
 		vals := maps.Clone(base)
 		at := map[string]any{}
 		for i, h := range r.axes {
@@ -190,7 +200,7 @@ func (r *runner) enumerate(p *task.Params, base map[string]any, values [][]any) 
 		}
 		p.Errorf(field, "%s (with the grid at %s%s)", msg, pts[0], more)
 	}
-	if len(r.points) == 0 && len(r.skipped) > 0 && len(msgs) == 0 {
+	if keep == nil && len(r.points) == 0 && len(r.skipped) > 0 && len(msgs) == 0 {
 		p.Errorf("grid", "has no feasible point (%d skipped: %s)", len(r.skipped), r.skipped[0].Reason)
 	}
 }
@@ -205,48 +215,60 @@ var trialKeys = []string{"env", "method", "algo", "budget", "strict_budget", "bu
 // budget and score) and coordinates naming the point and the seed. They
 // are decoded here, not in Plan, since only the plan that runs needs them.
 func (r *runner) Parts() []task.Part {
-	p, base := r.params, r.base
 	parts := make([]task.Part, 0, len(r.points)*len(r.seeds))
 	for pi, pt := range r.points {
-		vals := maps.Clone(base)
 		var coords []task.Coord
 		for _, h := range r.axes {
-			raw := pt.raw[h]
-			vals[h] = raw
-			coords = append(coords, task.Coord{Axis: h, Value: text(raw)})
-		}
-		for _, k := range trialKeys {
-			if v, ok := p.Raw(k); ok {
-				vals[k] = v
-			}
+			coords = append(coords, task.Coord{Axis: h, Value: text(pt.raw[h])})
 		}
 		for _, seed := range r.seeds {
-			tp := p.Derive(vals)
-			tr, _ := r.kind.Trainers.Decode(tp)
-			budget := algos.DecodeBudget(tp, algos.Budget{}, true)
-			tp.String("score", task.Default(r.score))
-			if len(r.carry) > 0 {
-				tp.Strings("carry")
-			}
-			setup := tr.Decode(tp)
-			if err := tp.Err(); err != nil {
-				p.Errorf("grid", "trial at %s: %v", describe(r.axes, pt.vals), err)
+			tr, tp, err := r.trialAt(pi, pt, seed)
+			if err != nil {
+				r.params.Errorf("grid", "trial at %s: %v", describe(r.axes, pt.vals), err)
 				return nil
-			}
-			tr2 := &trial{trainer: tr, setup: setup, budget: budget, scoreIdx: r.scoreIdx, point: pi, vals: pt.vals, seed: seed, carry: r.carry}
-			if dk, ok := setup.(drawKeyer); ok {
-				if k, shares := dk.DrawKey(); shares {
-					tr2.cohort = fmt.Sprintf("%s seed=%d %s", r.identity(), seed, k)
-				}
 			}
 			parts = append(parts, task.Part{
 				Coords: append(slices.Clone(coords), task.Coord{Axis: "seed", Value: strconv.FormatInt(seed, 10)}),
 				Params: tp,
-				Runner: tr2,
+				Runner: tr,
 			})
 		}
 	}
 	return parts
+}
+
+// trialAt decodes the trial of grid point pi on a tuning seed: the
+// point's values over the base, with the trainer, budget and score (its
+// own parameters, the identity of a part).
+func (r *runner) trialAt(pi int, pt point, seed int64) (*trial, *task.Params, error) {
+	p := r.params
+	vals := maps.Clone(r.base)
+	for _, h := range r.axes {
+		vals[h] = pt.raw[h]
+	}
+	for _, k := range trialKeys {
+		if v, ok := p.Raw(k); ok {
+			vals[k] = v
+		}
+	}
+	tp := p.Derive(vals)
+	tr, _ := r.kind.Trainers.Decode(tp)
+	budget := algos.DecodeBudget(tp, algos.Budget{}, true)
+	tp.String("score", task.Default(r.score))
+	if len(r.carry) > 0 {
+		tp.Strings("carry")
+	}
+	setup := tr.Decode(tp)
+	if err := tp.Err(); err != nil {
+		return nil, nil, err
+	}
+	t := &trial{trainer: tr, setup: setup, budget: budget, scoreIdx: r.scoreIdx, point: pi, vals: pt.vals, seed: seed, carry: r.carry}
+	if dk, ok := setup.(drawKeyer); ok {
+		if k, shares := dk.DrawKey(); shares {
+			t.cohort = fmt.Sprintf("%s seed=%d %s", r.identity(), seed, k)
+		}
+	}
+	return t, tp, nil
 }
 
 // drawKeyer is implemented by the setups of algorithms whose draws from
@@ -377,6 +399,8 @@ type runner struct {
 	params    *task.Params   // the stage's, for Parts
 	base      map[string]any // the parameters that are not the tune stage's own
 	ident     string         // identity's digest, once computed
+	extend    int            // extension rounds at most (extend.go)
+	values    [][]any        // each axis's values as the file gives them
 }
 
 var _ task.Splitter = (*runner)(nil)
@@ -419,7 +443,13 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 	if err != nil {
 		return err
 	}
-	return r.publish(env, scores, c, from)
+	var search *Search
+	if r.extend > 0 {
+		if scores, search, err = r.extendEdges(ctx, env, scores); err != nil {
+			return err
+		}
+	}
+	return r.publish(env, scores, c, from, search)
 }
 
 // scoreFile is a trial's output.
@@ -458,6 +488,17 @@ func (t *trial) CohortKey() string { return t.cohort }
 func (t *trial) Cost() int64 { return t.budget.Samples }
 
 func (t *trial) Run(ctx context.Context, env task.Env) error {
+	res, err := t.run(ctx, env)
+	if err != nil {
+		return err
+	}
+	out, _ := json.Marshal(res)
+	return env.Output(scoreFile, append(out, '\n'))
+}
+
+// run runs the trial and returns its result: in a part's task (Run), or
+// in its tune task when an extension round adds it (extend.go).
+func (t *trial) run(ctx context.Context, env task.Env) (trialResult, error) {
 	var inst algos.Instance
 	for _, in := range env.Inputs("data") {
 		// Data without a seed coordinate (e.g. MNIST) serves every seed.
@@ -466,7 +507,7 @@ func (t *trial) Run(ctx context.Context, env task.Env) error {
 		}
 		var err error
 		if inst, err = t.trainer.LoadInput(in); err != nil {
-			return fmt.Errorf("%s: %w", in.Task(), err)
+			return trialResult{}, fmt.Errorf("%s: %w", in.Task(), err)
 		}
 		// In a cohort, the trials on this data draw their batches once.
 		if se, ok := env.(task.ShareEnv); ok && t.cohort != "" {
@@ -475,42 +516,41 @@ func (t *trial) Run(ctx context.Context, env task.Env) error {
 		break
 	}
 	if inst == nil {
-		return fmt.Errorf("no data input for tuning seed %d (add it to the upstream stage's seed axis)", t.seed)
+		return trialResult{}, fmt.Errorf("no data input for tuning seed %d (add it to the upstream stage's seed axis)", t.seed)
 	}
 	// All grid points of one seed share the seed's streams: the tune
 	// task's (a part draws from its parent's), scope "seed=<s>".
 	tsrc := env.Streams().Sub("seed="+strconv.FormatInt(t.seed, 10), uint64(t.seed))
 	setup := t.setup
 	if c, _, err := carried(env, t.carry); err != nil {
-		return err
+		return trialResult{}, err
 	} else if c != nil {
 		if setup, err = setup.Tuned(c); err != nil {
-			return err
+			return trialResult{}, err
 		}
 	}
 	m, err := setup.New(inst, tsrc)
 	if err != nil {
-		return err
+		return trialResult{}, err
 	}
 	if pm, ok := m.(algos.Parallelizer); ok { // a job with several CPUs spreads a trial's rollouts over them
 		pm.SetParallel(func(n int, fn func(i int) error) error { return env.Parallel(ctx, n, fn) })
 	}
 	traj, err := algos.Run(ctx, m, t.budget, algos.Schedule{Every: math.MaxInt64}, nil) // trials are summarised by notes
 	if err != nil {
-		return err
+		return trialResult{}, err
 	}
 	last := traj.Points[len(traj.Points)-1]
 	score := float64(last.Samples)
 	if t.scoreIdx >= 0 {
 		vals, err := inst.Evaluate(last.Params, setup.Header(), tsrc.Rand("eval", uint64(last.Iteration)))
 		if err != nil {
-			return err
+			return trialResult{}, err
 		}
 		score = vals[t.scoreIdx]
 	}
 	env.Note("trial", map[string]any{"point": t.point, "params": t.vals, "seed": t.seed, "score": jsonFloat(score), "iterations": last.Iteration, "samples": last.Samples})
-	out, _ := json.Marshal(trialResult{Score: task.FormatFloat(score), Iterations: last.Iteration, Samples: last.Samples})
-	return env.Output(scoreFile, append(out, '\n'))
+	return trialResult{Score: task.FormatFloat(score), Iterations: last.Iteration, Samples: last.Samples}, nil
 }
 
 // carried returns the JSON object of the keys taken from the choice of the
@@ -585,9 +625,9 @@ func better(sel string, a, b float64) bool {
 // publish writes table.csv, skipped.csv (when points were infeasible) and
 // chosen.json: the best point's choice, with the carried hyperparameters
 // (carry, from the task from) laid under it.
-func (r *runner) publish(env task.Env, scores []float64, carry json.RawMessage, from string) error {
+func (r *runner) publish(env task.Env, scores []float64, carry json.RawMessage, from string, search *Search) error {
 	means, best, refIdx := r.selectPoint(scores)
-	if err := env.Output("table.csv", r.table(scores, means, best, refIdx)); err != nil {
+	if err := env.Output("table.csv", r.table(scores, means, best, refIdx, search != nil)); err != nil {
 		return err
 	}
 	if len(r.skipped) > 0 {
@@ -595,9 +635,12 @@ func (r *runner) publish(env task.Env, scores []float64, carry json.RawMessage, 
 			return err
 		}
 	}
-	data, err := r.chosen(means, best, refIdx, carry, from)
+	data, err := r.chosen(means, best, refIdx, carry, from, search)
 	if err != nil {
 		return err
+	}
+	if search != nil {
+		env.Logf("search: %d extension round(s); %s", search.Rounds, search.Stopped)
 	}
 	ref := "none given"
 	if r.reference != nil {
@@ -643,7 +686,10 @@ func (r *runner) selectPoint(scores []float64) (means []float64, best, refIdx in
 
 // table is table.csv: every point's values, mean and per-seed scores, the
 // chosen and the reference point marked.
-func (r *runner) table(scores, means []float64, best, refIdx int) []byte {
+//
+// With extension rounds (rounds), a last column "round" gives the round
+// that added each point (0: the grid).
+func (r *runner) table(scores, means []float64, best, refIdx int, rounds bool) []byte {
 	ns := len(r.seeds)
 	var b bytes.Buffer
 	head := append([]string{"point"}, r.axes...)
@@ -652,6 +698,9 @@ func (r *runner) table(scores, means []float64, best, refIdx int) []byte {
 		head = append(head, fmt.Sprintf("%s_seed_%d", r.score, s))
 	}
 	head = append(head, "chosen", "reference")
+	if rounds {
+		head = append(head, "round")
+	}
 	b.WriteString(strings.Join(head, ",") + "\n")
 	mark := func(ok bool) string {
 		if ok {
@@ -669,6 +718,9 @@ func (r *runner) table(scores, means []float64, best, refIdx int) []byte {
 			row = append(row, task.FormatFloat(scores[pi*ns+si]))
 		}
 		row = append(row, mark(pi == best), mark(pi == refIdx))
+		if rounds {
+			row = append(row, strconv.Itoa(pt.round))
+		}
 		b.WriteString(strings.Join(row, ",") + "\n")
 	}
 	return b.Bytes()
@@ -676,7 +728,9 @@ func (r *runner) table(scores, means []float64, best, refIdx int) []byte {
 
 // chosen is chosen.json: the best point's choice with the carried
 // hyperparameters laid under it, its score, and the reference's.
-func (r *runner) chosen(means []float64, best, refIdx int, carry json.RawMessage, from string) ([]byte, error) {
+//
+// With extension rounds, "search" records them (Search).
+func (r *runner) chosen(means []float64, best, refIdx int, carry json.RawMessage, from string, search *Search) ([]byte, error) {
 	params := r.points[best].choice
 	if carry != nil {
 		var merged map[string]json.RawMessage
@@ -697,6 +751,9 @@ func (r *runner) chosen(means []float64, best, refIdx int, carry json.RawMessage
 	}
 	if carry != nil {
 		chosen["carried"], chosen["carried_from"] = carry, from
+	}
+	if search != nil {
+		chosen["search"] = search
 	}
 	if r.reference != nil {
 		chosen["reference"] = r.reference

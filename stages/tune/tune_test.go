@@ -164,9 +164,14 @@ func outputs(t *testing.T, st *store.Store, log *events.Log, name string) map[st
 // the open log.
 func runDAG(t *testing.T, dir, text string) (*pipeline.Result, *store.Store, *events.Log) {
 	t.Helper()
+	return runDAGWith(t, dir, text, testKinds())
+}
+
+// runDAGWith is runDAG over the given kinds.
+func runDAGWith(t *testing.T, dir, text string, kinds map[string]task.Kind) (*pipeline.Result, *store.Store, *events.Log) {
+	t.Helper()
 	path := filepath.Join(dir, "dag.yaml")
 	os.WriteFile(path, []byte(text), 0o644)
-	kinds := testKinds()
 	plan, err := dag.Load(path, "", kinds)
 	if err != nil {
 		t.Fatal(err)

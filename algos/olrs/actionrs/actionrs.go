@@ -53,7 +53,7 @@ func (Factory[P, M]) Hyper() []string { return nil }
 
 // Decode reads t (the horizon T) and chunk (rounds per iteration).
 func (Factory[P, M]) Decode(p *task.Params) olrs.Config {
-	return olrs.Config{Method: "actionrs", T: p.Int("t", task.Required(), task.Min(1)), Chunk: int(p.Int("chunk", task.Default(int64(1000)), task.Min(1)))}
+	return olrs.Config{Method: "actionrs", T: p.Int("t", task.Required(), task.Min(1)), Chunk: int(p.Int("chunk", task.Default(int64(1000)), task.Min(1), task.Max(algos.MaxPerIteration)))}
 }
 
 // New implements algos.Algorithm.
