@@ -16,6 +16,7 @@ import (
 	"zorepro/envs/lqr"
 	"zorepro/envs/mnist"
 	"zorepro/envs/mujoco"
+	"zorepro/envs/mujoco/locomotion"
 	"zorepro/envs/olr"
 	"zorepro/pipeline/task"
 	"zorepro/stages/evaluate"
@@ -72,6 +73,24 @@ func Trainers() algos.Trainers {
 			"actionrs": algos.Bind[reg, olrs.Config](olr.Env{}, actionrs.Factory[reg, *olr.Moments]{}),
 			"paramrs":  algos.Bind[reg, olrs.Config](olr.Env{}, paramrs.Factory[reg, *olr.Moments]{}),
 		},
+		// gym's other -v2 bodies (the crossover experiment), each its own
+		// environment so that its tasks' code is its package's.
+		"hopper": {
+			"arsv1": algos.Bind[sim, ars.V1Config](locomotion.NewHopper(), ars.V1Factory[sim]{}),
+			"exact": algos.Bind[sim, exact.Config](locomotion.NewHopper(), exact.Factory[sim]{}),
+		},
+		"walker2d": {
+			"arsv1": algos.Bind[sim, ars.V1Config](locomotion.NewWalker2d(), ars.V1Factory[sim]{}),
+			"exact": algos.Bind[sim, exact.Config](locomotion.NewWalker2d(), exact.Factory[sim]{}),
+		},
+		"ant": {
+			"arsv1": algos.Bind[sim, ars.V1Config](locomotion.NewAnt(), ars.V1Factory[sim]{}),
+			"exact": algos.Bind[sim, exact.Config](locomotion.NewAnt(), exact.Factory[sim]{}),
+		},
+		"humanoid": {
+			"arsv1": algos.Bind[sim, ars.V1Config](locomotion.NewHumanoid(), ars.V1Factory[sim]{}),
+			"exact": algos.Bind[sim, exact.Config](locomotion.NewHumanoid(), exact.Factory[sim]{}),
+		},
 	}
 }
 
@@ -83,6 +102,11 @@ func Evaluators() map[string]algos.Evaluator {
 		"mnist":  algos.Evaluate[*mnist.Instance](mnist.Env{}),
 		"mujoco": algos.Evaluate[*mujoco.Instance](mujoco.Env{}),
 		"olr":    algos.Evaluate[*olr.Instance](olr.Env{}),
+
+		"hopper":   algos.Evaluate[*mujoco.Instance](locomotion.NewHopper()),
+		"walker2d": algos.Evaluate[*mujoco.Instance](locomotion.NewWalker2d()),
+		"ant":      algos.Evaluate[*mujoco.Instance](locomotion.NewAnt()),
+		"humanoid": algos.Evaluate[*mujoco.Instance](locomotion.NewHumanoid()),
 	}
 }
 
@@ -95,6 +119,11 @@ func Generators() map[string]algos.Generator {
 		"mnist":  mnist.Env{},
 		"mujoco": mujoco.Env{},
 		"olr":    olr.Env{},
+
+		"hopper":   locomotion.NewHopper(),
+		"walker2d": locomotion.NewWalker2d(),
+		"ant":      locomotion.NewAnt(),
+		"humanoid": locomotion.NewHumanoid(),
 	}
 }
 
