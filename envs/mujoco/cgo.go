@@ -440,13 +440,13 @@ func (s *Sim) Step(a []float64) (float64, error) {
 type simArray int
 
 const (
-	arrBodyMass simArray = iota // body_mass: nbody
-	arrXPos                     // xpos: 3 per body
-	arrXIPos                    // xipos: 3 per body
-	arrCInert                   // cinert: 10 per body
-	arrCVel                     // cvel: 6 per body
-	arrQfrcActuator             // qfrc_actuator: nv
-	arrCfrcExt                  // cfrc_ext: 6 per body
+	arrBodyMass     simArray = iota // body_mass: nbody
+	arrXPos                         // xpos: 3 per body
+	arrXIPos                        // xipos: 3 per body
+	arrCInert                       // cinert: 10 per body
+	arrCVel                         // cvel: 6 per body
+	arrQfrcActuator                 // qfrc_actuator: nv
+	arrCfrcExt                      // cfrc_ext: 6 per body
 )
 
 // array returns a copy of one of those arrays.

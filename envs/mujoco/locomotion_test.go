@@ -145,4 +145,3 @@ func masses150(t *testing.T, data []byte, density float64) []float64 {
 	walk(doc.World, true)
 	return out
 }
-
