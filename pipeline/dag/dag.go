@@ -27,6 +27,10 @@ type Stage struct {
 	Overrides  []Override
 	Exclude    []map[string]string // coordinates of matrix points to drop
 	Order      int                 // position in the file
+	// Profiles, when not nil, lists the only profiles the stage is planned
+	// in (a stage of one experiment, e.g. the crossover profile's); nil:
+	// every profile.
+	Profiles []string
 	// setBy names, for each parameter a profile set, where: e.g.
 	// "profiles.quick.stages.tune/lqr.params.grid".
 	setBy map[string]string
@@ -304,6 +308,7 @@ func build(file string, raw map[string]any, profile string, kinds map[string]tas
 	if raw["profiles"] != nil && profiles == nil {
 		c.add("", "profiles", "must be a mapping of profile name to overrides")
 	}
+	var only []string // the profile's planned list
 	if profile != "" {
 		pr, ok := profiles[profile]
 		if !ok && profile == DefaultProfile {
@@ -312,7 +317,7 @@ func build(file string, raw map[string]any, profile string, kinds map[string]tas
 			names := sortedKeys(profiles)
 			c.add("", "profiles", "unknown profile %q (known: %s)", profile, strings.Join(names, ", "))
 		} else {
-			applyProfile(c, profile, pr, seeds, stages)
+			only = applyProfile(c, profile, pr, seeds, stages)
 		}
 	}
 	// Other profiles are validated too, so a typo in one is caught early.
@@ -321,6 +326,10 @@ func build(file string, raw map[string]any, profile string, kinds map[string]tas
 			checkProfile(c, name, profiles[name], stages)
 		}
 	}
+	if len(c.list) > 0 {
+		return nil, c.problems()
+	}
+	stages = inProfiles(c, profile, profiles, only, stages)
 	if len(c.list) > 0 {
 		return nil, c.problems()
 	}
@@ -469,9 +478,9 @@ func decodeStages(c *collector, v any, kinds map[string]task.Kind) []*Stage {
 		names[name] = i
 		for _, k := range sortedKeys(m) {
 			switch k {
-			case "name", "kind", "params", "matrix", "inputs", "overrides", "exclude":
+			case "name", "kind", "params", "matrix", "inputs", "overrides", "exclude", "profiles":
 			default:
-				c.add(name, k, "unknown field (known: name, kind, params, matrix, inputs, overrides, exclude)")
+				c.add(name, k, "unknown field (known: name, kind, params, matrix, inputs, overrides, exclude, profiles)")
 			}
 		}
 		s.Kind, _ = m["kind"].(string)
@@ -485,9 +494,67 @@ func decodeStages(c *collector, v any, kinds map[string]task.Kind) []*Stage {
 		s.Inputs = decodeInputs(c, name, m["inputs"])
 		s.Overrides = decodeOverrides(c, name, "overrides", m["overrides"])
 		s.Exclude = decodeExclude(c, name, "exclude", m["exclude"])
+		if v, ok := m["profiles"]; ok {
+			s.Profiles = decodeNames(c, name, "profiles", v)
+		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// decodeNames decodes a non-empty list of names.
+func decodeNames(c *collector, stage, field string, v any) []string {
+	l, ok := v.([]any)
+	if !ok || len(l) == 0 {
+		c.add(stage, field, "must be a non-empty list of profile names")
+		return []string{}
+	}
+	out := make([]string, 0, len(l))
+	for i, x := range l {
+		n, ok := x.(string)
+		if !ok || n == "" {
+			c.add(stage, fmt.Sprintf("%s[%d]", field, i), "must be a profile name")
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// inProfiles drops the stages not planned in profile (Stage.Profiles, and
+// the profile's planned list when it has one), after checking that every
+// profile a stage names exists and that no stage kept takes an input from
+// a stage dropped.
+func inProfiles(c *collector, profile string, profiles map[string]any, planned []string, stages []*Stage) []*Stage {
+	if profile == "" {
+		profile = DefaultProfile
+	}
+	dropped := map[string]*Stage{}
+	var kept []*Stage
+	for _, s := range stages {
+		for i, p := range s.Profiles {
+			if _, ok := profiles[p]; !ok && p != DefaultProfile {
+				c.add(s.Name, fmt.Sprintf("profiles[%d]", i), "unknown profile %q (known: %s)", p, strings.Join(sortedKeys(profiles), ", "))
+			}
+		}
+		if s.Profiles != nil && !slices.Contains(s.Profiles, profile) || planned != nil && !slices.Contains(planned, s.Name) {
+			dropped[s.Name] = s
+			continue
+		}
+		kept = append(kept, s)
+	}
+	for _, s := range kept {
+		for _, in := range s.Inputs {
+			if up := dropped[in.Stage]; up != nil {
+				why := "its profiles: " + strings.Join(up.Profiles, ", ")
+				if up.Profiles == nil || slices.Contains(up.Profiles, profile) {
+					why = "the profile's planned list leaves it out"
+				}
+				c.add(s.Name, "inputs."+in.Slot, "stage %q is not planned in profile %s (%s)", in.Stage, profile, why)
+			}
+		}
+	}
+	return kept
 }
 
 func decodeParams(c *collector, stage, field string, v any) map[string]any {
@@ -747,16 +814,18 @@ func cloneStages(stages []*Stage) []*Stage {
 	return out
 }
 
-func applyProfile(c *collector, name string, v any, seeds map[string][]int64, stages []*Stage) {
+// applyProfile patches stages with a profile's seeds and stage overrides
+// and returns its "planned" list (nil when it plans every stage).
+func applyProfile(c *collector, name string, v any, seeds map[string][]int64, stages []*Stage) (planned []string) {
 	field := "profiles." + name
 	m := asMap(v)
 	if m == nil {
-		c.add("", field, "must be a mapping {seeds, stages}")
-		return
+		c.add("", field, "must be a mapping {seeds, stages, planned}")
+		return nil
 	}
 	for _, k := range sortedKeys(m) {
-		if k != "seeds" && k != "stages" {
-			c.add("", field+"."+k, "unknown field (known: seeds, stages)")
+		if k != "seeds" && k != "stages" && k != "planned" {
+			c.add("", field+"."+k, "unknown field (known: seeds, stages, planned)")
 		}
 	}
 	ps := decodeSeeds(c, field+".seeds", m["seeds"])
@@ -766,6 +835,14 @@ func applyProfile(c *collector, name string, v any, seeds map[string][]int64, st
 		}
 	}
 	byName := stageByName(stages)
+	if v, ok := m["planned"]; ok {
+		planned = decodeNames(c, "", field+".planned", v)
+		for i, sn := range planned {
+			if byName[sn] == nil {
+				c.add("", fmt.Sprintf("%s.planned[%d]", field, i), "unknown stage %q", sn)
+			}
+		}
+	}
 	sm := asMap(m["stages"])
 	if m["stages"] != nil && sm == nil {
 		c.add("", field+".stages", "must be a mapping of stage name to overrides")
@@ -784,10 +861,17 @@ func applyProfile(c *collector, name string, v any, seeds map[string][]int64, st
 		}
 		for _, k := range sortedKeys(patch) {
 			switch k {
-			case "params", "matrix", "overrides", "exclude":
+			case "params", "matrix", "overrides", "exclude", "inputs":
 			default:
-				c.add(sn, f+"."+k, "unknown field (known: params, matrix, overrides, exclude)")
+				c.add(sn, f+"."+k, "unknown field (known: params, matrix, overrides, exclude, inputs)")
 			}
+		}
+		if patch["inputs"] != nil { // the slots it names replace the stage's
+			ins := decodeInputs(c, sn, patch["inputs"])
+			s.Inputs = slices.DeleteFunc(slices.Clone(s.Inputs), func(in InputSpec) bool {
+				return slices.ContainsFunc(ins, func(p InputSpec) bool { return p.Slot == in.Slot })
+			})
+			s.Inputs = append(s.Inputs, ins...)
 		}
 		s.Exclude = append(s.Exclude, decodeExclude(c, sn, f+".exclude", patch["exclude"])...)
 		for k, pv := range decodeParams(c, sn, f+".params", patch["params"]) {
@@ -807,6 +891,7 @@ func applyProfile(c *collector, name string, v any, seeds map[string][]int64, st
 		}
 		s.Overrides = append(s.Overrides, decodeOverrides(c, sn, f+".overrides", patch["overrides"])...)
 	}
+	return planned
 }
 
 // resolveRefs replaces "$name" seed-list references in matrices, params

@@ -198,7 +198,7 @@ func TestBadInput(t *testing.T) {
 			[]string{`stage "train": params.top: 20 is out of range (must be <= directions = 10) (set by profiles.smoke.stages.train.overrides[0].params.top)`}},
 		{"unknown profile", good, "fast", []string{`profiles: unknown profile "fast" (known: paper, smoke)`}},
 		{"profile names unknown stage", repl("      train: {params", "      trian: {params"), "smoke", []string{`profiles.smoke.stages.trian: unknown stage "trian"`}},
-		{"profile unknown field", repl("    seeds: {eval: [1]}", "    seed: {eval: [1]}"), "", []string{"profiles.smoke.seed: unknown field (known: seeds, stages)"}},
+		{"profile unknown field", repl("    seeds: {eval: [1]}", "    seed: {eval: [1]}"), "", []string{"profiles.smoke.seed: unknown field (known: seeds, stages, planned)"}},
 		// A dag file broken under one profile is broken under every one.
 		{"bad value in other profile", repl("params: {alpha: 0.01}", "params: {alpha: '0.01x'}"), "paper", []string{`stage "train": params.alpha: must be a number, got a string (set by profiles.smoke.stages.train.params.alpha) (under profile smoke)`}},
 		{"bad base value the profile overrides", repl("params: {alpha: 0.03}", "params: {alpha: -0.03}"), "smoke", []string{`stage "train": params.alpha: must be > 0, got -0.03 (in the base parameters, before any profile)`}},
@@ -345,5 +345,89 @@ func TestManyProblemsOfOneFieldAreSummarised(t *testing.T) {
 	}
 	if listed != 10 || !strings.Contains(err.Error(), `stage "train": inputs.data: and 50 more problems like those above`) {
 		t.Fatalf("%d listed:\n%v", listed, err)
+	}
+}
+
+// A stage with a profiles list is planned in those profiles only (the
+// crossover experiment's stages in its own profile and quick's); a stage
+// kept may not take an input from one dropped, and a profile it names must
+// exist.
+func TestStageProfiles(t *testing.T) {
+	const text = `version: 1
+stages:
+  - name: data
+    kind: gen
+  - name: extra
+    kind: gen
+    profiles: [small]
+  - name: fit
+    kind: fit
+    params: {alpha: 0.1}
+    inputs: {data: data}
+profiles:
+  small: {}
+`
+	path := write(t, text)
+	for profile, want := range map[string]int{"paper": 2, "": 2, "small": 3} {
+		plan, err := dag.Load(path, profile, kinds)
+		if err != nil {
+			t.Fatalf("profile %q: %v", profile, err)
+		}
+		if len(plan.Tasks) != want {
+			t.Errorf("profile %q: %d tasks, want %d", profile, len(plan.Tasks), want)
+		}
+	}
+	bad := strings.Replace(text, "inputs: {data: data}", "inputs: {data: extra}", 1)
+	if _, err := dag.Load(write(t, bad), "paper", kinds); err == nil || !strings.Contains(err.Error(), `inputs.data: stage "extra" is not planned in profile paper (its profiles: small)`) {
+		t.Errorf("an input from a stage of another profile: %v", err)
+	}
+	bad = strings.Replace(text, "profiles: [small]", "profiles: [smal]", 1)
+	if _, err := dag.Load(write(t, bad), "small", kinds); err == nil || !strings.Contains(err.Error(), `profiles[0]: unknown profile "smal"`) {
+		t.Errorf("an unknown profile name: %v", err)
+	}
+}
+
+// A profile's planned list plans only the stages it names, and a profile
+// may replace a stage's input slots: a standalone experiment's profile
+// with its own report.
+func TestProfilePlannedAndInputs(t *testing.T) {
+	const text = `version: 1
+stages:
+  - name: data
+    kind: gen
+  - name: other
+    kind: gen
+    profiles: [alone]
+  - name: fit
+    kind: fit
+    params: {alpha: 0.1}
+    inputs: {data: data}
+profiles:
+  alone:
+    planned: [other, fit]
+    stages:
+      fit: {inputs: {data: other}}
+`
+	plan, err := dag.Load(write(t, text), "alone", kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, tk := range plan.Tasks {
+		paths = append(paths, tk.Path)
+	}
+	if strings.Join(paths, " ") != "other fit" || plan.Task("fit").Inputs["data"][0].Path != "other" {
+		t.Errorf("planned %v, fit's data from %v", paths, plan.Task("fit").Inputs["data"])
+	}
+	if plan, err := dag.Load(write(t, text), "paper", kinds); err != nil || len(plan.Tasks) != 2 {
+		t.Errorf("paper: %v, %v", plan, err)
+	}
+	bad := strings.Replace(text, "planned: [other, fit]", "planned: [other, fitt]", 1)
+	if _, err := dag.Load(write(t, bad), "alone", kinds); err == nil || !strings.Contains(err.Error(), `profiles.alone.planned[1]: unknown stage "fitt"`) {
+		t.Errorf("an unknown planned stage: %v", err)
+	}
+	bad = strings.Replace(text, "      fit: {inputs: {data: other}}\n", "", 1)
+	if _, err := dag.Load(write(t, bad), "alone", kinds); err == nil || !strings.Contains(err.Error(), `stage "data" is not planned in profile alone (the profile's planned list leaves it out)`) {
+		t.Errorf("an input from a stage the planned list leaves out: %v", err)
 	}
 }

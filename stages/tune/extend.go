@@ -109,12 +109,17 @@ func (r *runner) extendEdges(ctx context.Context, env task.Env, scores []float64
 func (r *runner) runTrials(ctx context.Context, env task.Env, first int) ([]float64, error) {
 	ns := len(r.seeds)
 	out := make([]float64, (len(r.points)-first)*ns)
-	err := env.Parallel(ctx, len(out), func(i int) error {
-		pi, seed := first+i/ns, r.seeds[i%ns]
-		tr, _, err := r.trialAt(pi, r.points[pi], seed)
+	trials := make([]*trial, len(out)) // decoded here: parameters are not safe for concurrent use
+	for i := range trials {
+		pi := first + i/ns
+		tr, _, err := r.trialAt(pi, r.points[pi], r.seeds[i%ns])
 		if err != nil {
-			return fmt.Errorf("extension trial at %s: %w", describe(r.axes, r.points[pi].vals), err)
+			return nil, fmt.Errorf("extension trial at %s: %w", describe(r.axes, r.points[pi].vals), err)
 		}
+		trials[i] = tr
+	}
+	err := env.Parallel(ctx, len(out), func(i int) error {
+		pi, seed, tr := first+i/ns, r.seeds[i%ns], trials[i]
 		res, err := tr.run(ctx, env)
 		if err != nil {
 			return fmt.Errorf("extension trial at %s, seed %d: %w", describe(r.axes, r.points[pi].vals), seed, err)
