@@ -523,8 +523,8 @@ func decodeNames(c *collector, stage, field string, v any) []string {
 
 // inProfiles drops the stages not planned in profile (Stage.Profiles, and
 // the profile's planned list when it has one), after checking that every
-// profile a stage names exists and that no stage kept takes an input from
-// a stage dropped.
+// profile a stage names exists, and the optional inputs from a stage
+// dropped; a required input from one is an error.
 func inProfiles(c *collector, profile string, profiles map[string]any, planned []string, stages []*Stage) []*Stage {
 	if profile == "" {
 		profile = DefaultProfile
@@ -544,8 +544,14 @@ func inProfiles(c *collector, profile string, profiles map[string]any, planned [
 		kept = append(kept, s)
 	}
 	for _, s := range kept {
+		var ins []InputSpec
 		for _, in := range s.Inputs {
-			if up := dropped[in.Stage]; up != nil {
+			up := dropped[in.Stage]
+			switch {
+			case up == nil:
+				ins = append(ins, in)
+			case in.Optional: // e.g. tuned values over a stage's own: the stage's own serve
+			default:
 				why := "its profiles: " + strings.Join(up.Profiles, ", ")
 				if up.Profiles == nil || slices.Contains(up.Profiles, profile) {
 					why = "the profile's planned list leaves it out"
@@ -553,6 +559,7 @@ func inProfiles(c *collector, profile string, profiles map[string]any, planned [
 				c.add(s.Name, "inputs."+in.Slot, "stage %q is not planned in profile %s (%s)", in.Stage, profile, why)
 			}
 		}
+		s.Inputs = ins
 	}
 	return kept
 }

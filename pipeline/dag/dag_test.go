@@ -426,6 +426,12 @@ profiles:
 	if _, err := dag.Load(write(t, bad), "alone", kinds); err == nil || !strings.Contains(err.Error(), `profiles.alone.planned[1]: unknown stage "fitt"`) {
 		t.Errorf("an unknown planned stage: %v", err)
 	}
+	// An optional input from a stage left out is dropped: the stage's own
+	// parameters serve.
+	opt := strings.Replace(text, "    inputs: {data: data}", "    inputs: {data: data, hyper: {stage: other, optional: true}}", 1)
+	if plan, err := dag.Load(write(t, opt), "paper", kinds); err != nil || len(plan.Task("fit").Inputs["hyper"]) != 0 {
+		t.Errorf("an optional input from a stage not planned: %v", err)
+	}
 	bad = strings.Replace(text, "      fit: {inputs: {data: other}}\n", "", 1)
 	if _, err := dag.Load(write(t, bad), "alone", kinds); err == nil || !strings.Contains(err.Error(), `stage "data" is not planned in profile alone (the profile's planned list leaves it out)`) {
 		t.Errorf("an input from a stage the planned list leaves out: %v", err)
