@@ -132,7 +132,7 @@ type flagDef struct {
 
 var flagDefs = map[string]flagDef{
 	"dag":                 {"dag.yaml", "the DAG file"},
-	"profile":             {"", "profile: paper, quick or smoke (as dag.yaml defines); run defaults to paper, the other commands to the profile of the store's latest run"},
+	"profile":             {"", "a profile of dag.yaml (paper, quick, smoke, published, crossover, horizon-long); run defaults to paper, the other commands to the profile of the store's latest run"},
 	"jobs":                {runtime.NumCPU(), "number of workers"},
 	"store":               {"artifacts", "store root (content store and events.db)"},
 	"figures":             {"figures", "directory figures are exported to"},
@@ -183,7 +183,7 @@ func flagSet(cmd *command, stderr io.Writer) *pflag.FlagSet {
 		d := flagDefs[name]
 		usage := d.usage
 		if name == "profile" && cmd.name == "run" {
-			usage = "profile: paper, quick or smoke (as dag.yaml defines)"
+			usage = "a profile of dag.yaml (paper, quick, smoke, published, crossover, horizon-long)"
 		}
 		switch def := d.def.(type) {
 		case string:

@@ -22,7 +22,7 @@ import (
 // everything an episode costs: cgo call, reset noise, reset, the policy,
 // observations, rewards and checks.
 func BenchmarkEnvSteps(b *testing.B) {
-	for _, name := range Names() {
+	for _, name := range ownNames() {
 		for _, h := range []int{15, 1000} {
 			b.Run(fmt.Sprintf("%s/H=%d", name, h), func(b *testing.B) {
 				m := open(b, name)
@@ -78,7 +78,7 @@ func BenchmarkRolloutsParallel(b *testing.B) {
 		b.Skip("GOMAXPROCS < 2")
 	}
 	const h, batch = 15, 20
-	for _, name := range Names() {
+	for _, name := range ownNames() {
 		b.Run(name, func(b *testing.B) {
 			m := open(b, name)
 			W := randW(m, 0.1, 1)
@@ -140,7 +140,7 @@ func timedRollout(b *testing.B, m *Model, W []float64, h, i int) time.Duration {
 // mj_makeData/mj_deleteData around every episode (mj_makeData runs
 // mj_resetData, zeroing the ~3.2 MB buffer). Metrics: µs per episode each.
 func BenchmarkDataAlloc(b *testing.B) {
-	for _, name := range Names() {
+	for _, name := range ownNames() {
 		for _, h := range []int{1, 15} {
 			b.Run(fmt.Sprintf("%s/H=%d", name, h), func(b *testing.B) {
 				m := open(b, name)

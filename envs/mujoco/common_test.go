@@ -16,11 +16,28 @@ import (
 
 // Tests in this file need no simulator; they run in every build.
 
+// ownNames returns the names of the package's own environments, sorted:
+// the tests of this package exercise them; Names also holds the bodies
+// other packages register (locomotion_test.go imports one).
+func ownNames() []string {
+	var out []string
+	for _, s := range specs {
+		out = append(out, s.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // TestSpecs: dimensions and constants of spec §4.1; the embedded XML is the
 // file under assets/.
 func TestSpecs(t *testing.T) {
-	if got := Names(); !slices.Equal(got, []string{HalfCheetah, Swimmer}) {
-		t.Fatalf("Names = %v", got)
+	if got := ownNames(); !slices.Equal(got, []string{HalfCheetah, Swimmer}) {
+		t.Fatalf("the package's own environments = %v", got)
+	}
+	for _, n := range ownNames() { // Names also holds any body registered (e.g. by locomotion_test.go's import)
+		if !slices.Contains(Names(), n) {
+			t.Errorf("Names %v lacks %s", Names(), n)
+		}
 	}
 	for _, c := range []struct {
 		name               string
@@ -49,7 +66,7 @@ func TestSpecs(t *testing.T) {
 			t.Errorf("%s: embedded XML differs from assets/%s", c.name, c.file)
 		}
 	}
-	if _, err := Lookup("ant"); !errors.Is(err, ErrUnknownEnv) {
+	if _, err := Lookup("octopus"); !errors.Is(err, ErrUnknownEnv) {
 		t.Fatalf("Lookup(ant): err = %v", err)
 	}
 }
@@ -57,7 +74,7 @@ func TestSpecs(t *testing.T) {
 // TestDrawReset: the draw order of the reset noise (all positions, then all
 // velocities) and its values, draw by draw.
 func TestDrawReset(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range ownNames() {
 		s, _ := Lookup(name)
 		dq, dv := make([]float64, s.NQ), make([]float64, s.NV)
 		s.DrawReset(rand.New(rand.NewPCG(3, 4)), dq, dv)
@@ -88,7 +105,7 @@ func TestDrawReset(t *testing.T) {
 // stay inside [−0.1, 0.1).
 func TestDrawResetDistribution(t *testing.T) {
 	const N = 40000
-	for _, name := range Names() {
+	for _, name := range ownNames() {
 		s, _ := Lookup(name)
 		rng := rand.New(rand.NewPCG(11, 12))
 		dq, dv := make([]float64, s.NQ), make([]float64, s.NV)
@@ -157,7 +174,7 @@ func TestDecode(t *testing.T) {
 	for what, b := range map[string][]byte{
 		"truncated":   good[:len(good)-1],
 		"trailing":    append(slices.Clone(good), 0),
-		"unknown env": enc("ant", 15, 100, sum[:], WantVersion),
+		"unknown env": enc("octopus", 15, 100, sum[:], WantVersion),
 		"horizon 0":   enc(Swimmer, 0, 100, sum[:], WantVersion),
 		"horizon big": enc(Swimmer, MaxHorizon+1, 100, sum[:], WantVersion),
 		"episodes 0":  enc(Swimmer, 15, 0, sum[:], WantVersion),
@@ -177,7 +194,7 @@ func TestDecode(t *testing.T) {
 // TestPlanGenerateParams: invalid parameters are all reported at planning
 // time, in every build.
 func TestPlanGenerateParams(t *testing.T) {
-	p := task.NewParams("dag.yaml", "generate/mujoco", map[string]any{"name": "ant", "horizon": 0, "episodes": 0, "bogus": 1})
+	p := task.NewParams("dag.yaml", "generate/mujoco", map[string]any{"name": "octopus", "horizon": 0, "episodes": 0, "bogus": 1})
 	Env{}.PlanGenerate(p)
 	err := p.Err()
 	if err == nil {

@@ -248,7 +248,7 @@ func checkActuators(t *testing.T, m *Model, gears []float64) {
 // TestObsLayout: on a state set by hand the observation is
 // qpos[2:] ‖ qvel (Swimmer) and qpos[1:] ‖ qvel (HalfCheetah).
 func TestObsLayout(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range ownNames() {
 		m := open(t, name)
 		s := newSim(t, m)
 		nq, nv := m.spec.NQ, m.spec.NV
@@ -301,7 +301,7 @@ func TestRewardFreeFlight(t *testing.T) {
 // UNCLIPPED action in the cost, while MuJoCo clamps the control: an action
 // beyond ±1 moves the body exactly as the clipped one and costs more.
 func TestRewardFormula(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range ownNames() {
 		m := open(t, name)
 		p := m.ActDim()
 		a := make([]float64, p)
@@ -385,7 +385,7 @@ func manualRollout(t *testing.T, m *Model, rng *rand.Rand, W []float64, h, tp in
 // the same episode stepped by hand with the policy computed in Go, with and
 // without the ExAct perturbation; s_t is the observation before acting.
 func TestRolloutMatchesSteps(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range ownNames() {
 		m := open(t, name)
 		W := randW(m, 0.1, 1)
 		h, tp := 40, 17
@@ -439,7 +439,7 @@ type rolloutCase struct {
 
 func rolloutCases() []rolloutCase {
 	var cs []rolloutCase
-	for _, name := range Names() {
+	for _, name := range ownNames() {
 		for i, h := range []int{1, 2, 7, 15, 200} {
 			cs = append(cs,
 				rolloutCase{name, h, -1, uint64(100 + i), 0, false},
@@ -638,7 +638,7 @@ func TestRolloutAcrossProcesses(t *testing.T) {
 // HalfCheetah's velocities) within 5 standard errors.
 func TestResetDistribution(t *testing.T) {
 	const N = 20000
-	for _, name := range Names() {
+	for _, name := range ownNames() {
 		m := open(t, name)
 		s := newSim(t, m)
 		rng := rand.New(rand.NewPCG(21, 22))
@@ -744,7 +744,7 @@ func TestCheetahUpright(t *testing.T) {
 // ErrSimulation error and the process goes on; nothing writes
 // MUJOCO_LOG.TXT.
 func TestUnstable(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range ownNames() {
 		m := open(t, name)
 		s := newSim(t, m)
 		qvel := make([]float64, m.spec.NV)
@@ -922,7 +922,7 @@ func TestRolloutAllocs(t *testing.T) {
 // perturbed is the episode stepped by hand with each step's perturbation,
 // each observation before it recorded (ExAct's all-steps variant).
 func TestEpisodeSteps(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range ownNames() {
 		m := open(t, name)
 		W := randW(m, 0.1, 1)
 		p, n, h := m.ActDim(), m.ObsDim(), 12

@@ -27,13 +27,13 @@ func TestStubUnavailable(t *testing.T) {
 	}
 	_, _, err := Version()
 	check("Version", err)
-	for _, name := range Names() {
+	for _, name := range ownNames() {
 		_, err = Open(name)
 		check("Open "+name, err)
 		_, err = NewInstance(name, 15, DefaultEpisodes)
 		check("NewInstance "+name, err)
 	}
-	if _, err := Open("ant"); !errors.Is(err, ErrUnknownEnv) {
+	if _, err := Open("octopus"); !errors.Is(err, ErrUnknownEnv) {
 		t.Errorf("Open(ant): err = %v", err)
 	}
 	var m Model
