@@ -250,7 +250,7 @@ func printVerifySummary(w io.Writer, s verifySummary) {
 	fmt.Fprintf(w, "%d of %d tasks reproduced their recorded outputs bit for bit", s.Reproduced, s.Selected)
 	var others []string
 	for _, k := range []string{provenance.Differs, provenance.Failed, provenance.Changed, provenance.CorruptOutput,
-		provenance.MissingOutput, provenance.CorruptInput, provenance.MissingInput} {
+		provenance.MissingOutput, provenance.CorruptInput, provenance.MissingInput, provenance.CorruptRecord} {
 		if n := s.Verdicts[k]; n > 0 {
 			others = append(others, fmt.Sprintf("%d %s", n, k))
 		}

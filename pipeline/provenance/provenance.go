@@ -25,6 +25,10 @@ type Production struct {
 	Segments   []Segment `json:"segments"` // the runs that executed it, oldest first
 	Transcript []string  `json:"transcript"`
 	Streams    *Streams  `json:"streams,omitempty"`
+	// Damage, when not empty, says why the event log's record of Output
+	// cannot be read back (only VerifyCandidates returns such a
+	// production; its other fields are empty).
+	Damage string `json:"damage,omitempty"`
 }
 
 // Segment is one run's share of an action: from the beginning, or resumed

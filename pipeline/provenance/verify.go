@@ -145,6 +145,7 @@ const (
 	CorruptInput  = "corrupt input"  // an input's recorded output fails its hash check
 	MissingInput  = "missing input"  // an input's recorded output is not in the store
 	Changed       = "changed"        // the identity changed (code, param, ...): not the same action
+	CorruptRecord = "corrupt record" // the event log's record of the output is damaged
 )
 
 // Verified is one task's verification: its recorded output recomputed, or
@@ -170,6 +171,13 @@ func (r *Record) VerifyCandidates() ([]*Production, error) {
 		p, _, err := r.production(t, memo)
 		switch {
 		case errors.Is(err, ErrNotRecorded):
+			d, err := r.damagedRecord(t, memo)
+			if err != nil {
+				return nil, err
+			}
+			if d != nil {
+				out = append(out, d)
+			}
 			continue
 		case err != nil:
 			return nil, err
@@ -177,6 +185,26 @@ func (r *Record) VerifyCandidates() ([]*Production, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// damagedRecord returns, for a task production found no recorded run of,
+// a Production holding only the damage when the event log nevertheless
+// records an output for it (the action index, or a state event, names an
+// output no done event of the task produced: a damaged log), else nil.
+func (r *Record) damagedRecord(t *dag.Task, memo map[*dag.Task]string) (*Production, error) {
+	if out := memo[t]; out != "" {
+		return &Production{Task: t.Path, Output: out, Damage: fmt.Sprintf("the event log's action index records output %s for this task's action, but no done event of the task produced it: the event log is damaged", out)}, nil
+	}
+	evs, err := r.eng.Events.Events(t.Path)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		if ev := evs[i]; ev.Type == events.TypeState && (ev.State == events.StateDone || ev.State == events.StateCached) && ev.Output != "" {
+			return &Production{Task: t.Path, Output: ev.Output, Damage: fmt.Sprintf("the event log's %s event %d records output %s, but no done event of the task produced it: the event log is damaged", ev.State, ev.Seq, ev.Output)}, nil
+		}
+	}
+	return nil, nil
 }
 
 // Sample picks n of xs with a stream seeded by seed (the same seed picks
@@ -238,6 +266,9 @@ func (r *Record) Verify(ctx context.Context, ps []*Production, sc *Scratch, repo
 // checkable returns "" if p's output and inputs are intact in the store,
 // or the verdict and reason that keep it from being checked.
 func (r *Record) checkable(p *Production) (verdict, reason string) {
+	if p.Damage != "" {
+		return CorruptRecord, p.Damage
+	}
 	if _, err := r.Checked(p.Task, p.Output); err != nil {
 		return damage(err, CorruptOutput, MissingOutput), err.Error()
 	}

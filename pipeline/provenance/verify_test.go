@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"zorepro/pipeline"
 	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
@@ -596,5 +598,84 @@ func eq(t *testing.T, what string, got, want []string) {
 	t.Helper()
 	if !slices.Equal(got, want) { // nil and empty are equal
 		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
+
+// flipOutput rewrites, in bucket of the closed event log at db, every
+// value that holds output so that it holds output with its last hex digit
+// changed: a recorded output ID damaged on disk (issue 41, defect 7).
+func flipOutput(t *testing.T, db, bucket, output string) {
+	t.Helper()
+	last := output[len(output)-1]
+	flipped := output[:len(output)-1] + map[bool]string{true: "1", false: "0"}[last == '0']
+	bdb, err := bolt.Open(db, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bdb.Close()
+	n := 0
+	err = bdb.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(bucket))
+		type kv struct{ k, v []byte }
+		var edits []kv
+		b.ForEach(func(k, v []byte) error {
+			if strings.Contains(string(v), output) {
+				edits = append(edits, kv{slices.Clone(k), []byte(strings.ReplaceAll(string(v), output, flipped))})
+			}
+			return nil
+		})
+		for _, e := range edits {
+			n++
+			if err := b.Put(e.k, e.v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("flipping %s in %s: %d values, %v", output, bucket, n, err)
+	}
+}
+
+// A task whose recorded output ID is damaged (in the action index, or in
+// its done event) is listed as a corrupt record, never left out: verify
+// checks as many tasks as a clean store's (issue 41, defect 7).
+func TestVerifyNamesADamagedOutputRecord(t *testing.T) {
+	for _, bucket := range []string{"actions", "log"} {
+		t.Run(bucket, func(t *testing.T) {
+			h := newDrift(t)
+			if _, err := h.run(context.Background(), time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			e := h.engine(time.Hour)
+			p, err := provenance.New(e).LastProduction("w/seed=2")
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Events.Close()
+			flipOutput(t, filepath.Join(h.dir, "store", "events.db"), bucket, p.Output)
+			e = h.engine(time.Hour)
+			rec := provenance.New(e)
+			cands, err := rec.VerifyCandidates()
+			if err != nil || len(cands) != 4 {
+				t.Fatalf("candidates: %d, %v; want all 4 recorded tasks, the damaged one included", len(cands), err)
+			}
+			vs, err := rec.Verify(context.Background(), cands, h.scratch(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range vs {
+				want := provenance.Reproduced
+				if v.Task == "w/seed=2" {
+					want = provenance.CorruptRecord
+				}
+				if v.Verdict != want {
+					t.Errorf("%s: verdict %q (%s), want %q", v.Task, v.Verdict, v.Reason, want)
+				}
+				if v.Task == "w/seed=2" && !strings.Contains(v.Reason, "event log") {
+					t.Errorf("%s: reason %q does not say the event log is damaged", v.Task, v.Reason)
+				}
+			}
+		})
 	}
 }
