@@ -22,8 +22,10 @@ func cmdExport(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	if err != nil {
 		return exitInvalid, err
 	}
-	sum, err := bundle.Export(eng, only.Tasks, bundle.Options{Code: codeid.Stamp, Profile: c.Profile, Targets: c.Args, File: c.BundleFile, VolumeSize: c.VolumeSize})
+	sum, err := bundle.Export(c.context(), eng, only.Tasks, bundle.Options{Code: codeid.Stamp, Profile: c.Profile, Targets: c.Args, File: c.BundleFile, VolumeSize: c.VolumeSize})
 	switch {
+	case c.context().Err() != nil:
+		return exitInterrupted, fmt.Errorf("export interrupted: nothing was written to %s; the same command starts it again", c.BundleFile)
 	case errors.Is(err, bundle.ErrNotRecorded):
 		return exitInvalid, err
 	case err != nil:
@@ -60,9 +62,11 @@ func cmdImport(c *Config, stdout io.Writer) (int, error) {
 		return eng, err
 	}
 	path, _ := filepath.Abs(c.Args[0])
-	info, _ := json.Marshal(map[string]any{"import": path, "args": append([]string{"import"}, os.Args[min(len(os.Args), 2):]...)})
-	sum, err := bundle.Import(c.Args[0], open, info)
+	info := map[string]any{"import": path, "args": append([]string{"import"}, os.Args[min(len(os.Args), 2):]...)}
+	sum, err := bundle.Import(c.context(), c.Args[0], open, info)
 	switch {
+	case c.context().Err() != nil:
+		return exitInterrupted, errors.New("import interrupted: nothing was recorded (entries already stored stay, complete); the same command completes it")
 	case errors.Is(err, bundle.ErrBundle) || errors.Is(err, os.ErrNotExist):
 		return exitInvalid, err
 	case errors.Is(err, dag.ErrInvalid):

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -74,7 +75,7 @@ func openEngine(c *Config, readOnly bool) (*pipeline.Engine, func(), error) {
 // read-only command, and gc, refuse a store without an event log: a
 // mistyped --store must not create one.
 func openStore(c *Config, readOnly bool) (*pipeline.Engine, func(), error) {
-	if readOnly || c.Command == "gc" || c.Command == "report" {
+	if readOnly && !c.DryRun || c.Command == "gc" || c.Command == "report" {
 		if _, err := os.Stat(filepath.Join(c.Store, "events.db")); err != nil {
 			return nil, nil, fmt.Errorf("no event log at %s: nothing has run with --store %s yet", filepath.Join(c.Store, "events.db"), c.Store)
 		}
@@ -89,13 +90,35 @@ func openStore(c *Config, readOnly bool) (*pipeline.Engine, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	log, err := openLog(c, readOnly)
+	var log *events.Log
+	closeLog := func() { log.Close() }
+	if _, err := os.Stat(filepath.Join(c.Store, "events.db")); err != nil && c.DryRun && readOnly {
+		log, closeLog, err = emptyLog()
+	} else {
+		log, err = openLog(c, readOnly)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	eng := &pipeline.Engine{Store: st, Events: log, Code: code, Platform: pipeline.HostPlatform(),
 		Opt: pipeline.Options{Jobs: c.Jobs, Force: c.Force, CheckpointInterval: c.CheckpointInterval, SnapshotInterval: c.SnapshotInterval, FiguresDir: c.Figures}}
-	return eng, func() { log.Close() }, nil
+	return eng, closeLog, nil
+}
+
+// emptyLog opens an empty event log in a temporary directory that closing
+// it removes: what a dry run reads for a store that does not exist yet,
+// which it must not create.
+func emptyLog() (*events.Log, func(), error) {
+	dir, err := os.MkdirTemp("", "pipeline-dry-run-")
+	if err != nil {
+		return nil, nil, err
+	}
+	log, err := events.Open(filepath.Join(dir, "events.db"), events.Options{Timeout: lockWait})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return log, func() { log.Close(); os.RemoveAll(dir) }, nil
 }
 
 // resolveProfile sets c.Profile, unless a flag or PIPELINE_PROFILE chose
@@ -192,9 +215,9 @@ func slurmAttempts(c *Config) int { return 2 * c.Slurm.MaxJobs }
 
 func cmdRun(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, error) {
 	// A dry run writes nothing: on a store with a log it reads as status
-	// does (a running run's snapshot, if one holds the log).
-	_, statErr := os.Stat(filepath.Join(c.Store, "events.db"))
-	eng, closeLog, err := openEngine(c, c.DryRun && statErr == nil)
+	// does (a running run's snapshot, if one holds the log); for a store
+	// that does not exist yet it reads an empty log and creates nothing.
+	eng, closeLog, err := openEngine(c, c.DryRun)
 	if err != nil {
 		return exitInvalidOr(err), err
 	}
@@ -415,11 +438,25 @@ func printSchedule(w io.Writer, s *provenance.Schedule, ex executor) {
 	}
 }
 
+// exitInvalidOr is the exit code of an error opening the store or the
+// plan: bad input (2), unless the store is locked or damaged, or the file
+// system refused (permission, read-only, I/O): the input was fine and
+// the same command may work on another day or as another user (1).
 func exitInvalidOr(err error) int {
-	if errors.Is(err, events.ErrLocked) || errors.Is(err, events.ErrCorruptLog) {
+	if errors.Is(err, events.ErrLocked) || errors.Is(err, events.ErrCorruptLog) || systemError(err) {
 		return exitFailed
 	}
 	return exitInvalid
+}
+
+// systemError reports whether the file system refused an operation for
+// reasons other than a missing or misnamed file.
+func systemError(err error) bool {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return false
+	}
+	return errno != syscall.ENOENT && errno != syscall.ENOTDIR && errno != syscall.EISDIR && errno != syscall.ENAMETOOLONG
 }
 
 func cmdStatus(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -95,6 +96,14 @@ type Config struct {
 	// worker --runner
 	Runner string
 	Idle   time.Duration
+}
+
+// context is the invocation's context (cancelled by SIGINT or SIGTERM).
+func (c *Config) context() context.Context {
+	if c.ctx == nil {
+		return context.Background()
+	}
+	return c.ctx
 }
 
 // SlurmConfig is the --slurm-* settings of run --executor slurm.
@@ -378,24 +387,59 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		fmt.Fprintln(stderr, err)
+		if wantsJSON(args) {
+			jsonError(stdout, err, exitInvalid)
+		}
 		return exitInvalid
 	}
 	c.Stderr, c.ctx = stderr, ctx
 	cmd, _ := lookup(c.Command)
-	code, err := cmd.run(ctx, c, stdout, stderr)
+	out := &countingWriter{w: stdout}
+	code, err := cmd.run(ctx, c, out, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "pipeline:", err)
-		if errors.Is(err, errPlanningInterrupted) {
-			return exitInterrupted
-		}
-		if errors.Is(err, dag.ErrInvalid) {
-			return exitInvalid
-		}
-		if code == exitOK {
+		switch {
+		case errors.Is(err, errPlanningInterrupted):
+			code = exitInterrupted
+		case errors.Is(err, dag.ErrInvalid):
+			code = exitInvalid
+		case code == exitOK:
 			code = exitFailed
+		}
+		if (c.JSON || c.JSONL) && out.n == 0 {
+			jsonError(stdout, err, code)
 		}
 	}
 	return code
+}
+
+// jsonError prints a failed command's error as the one JSON document a
+// --json (or --jsonl) caller reads when the command printed none.
+func jsonError(w io.Writer, err error, code int) {
+	json.NewEncoder(w).Encode(map[string]any{"error": err.Error(), "exit_code": code})
+}
+
+// wantsJSON reports whether a command line that failed to parse asked
+// for JSON output.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--json" || a == "--jsonl" || a == "--json=true" || a == "--jsonl=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// countingWriter counts what a command writes to stdout.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // errPlanningInterrupted is returned by loadPlan when a signal arrives

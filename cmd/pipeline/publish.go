@@ -115,6 +115,16 @@ func cmdPublish(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) 
 	if err := os.MkdirAll(c.BundleFile, 0o755); err != nil {
 		return exitFailed, err
 	}
+	if prev, err := os.ReadFile(filepath.Join(c.BundleFile, "manifest.json")); err == nil {
+		var p Published
+		if err := json.Unmarshal(prev, &p); err != nil || p.Format == 0 {
+			return exitInvalid, fmt.Errorf("--to %s holds a manifest.json that is not a published result's: publish to an empty directory", c.BundleFile)
+		}
+		if p.Profile != c.Profile {
+			return exitInvalid, fmt.Errorf("--to %s holds the published result of profile %s (revision %s): publishing profile %s there would overwrite it; publish to another directory, or remove that one first",
+				c.BundleFile, p.Profile, p.Revision, c.Profile)
+		}
+	}
 	others, err := unlisted(c.BundleFile, files)
 	if err != nil {
 		return exitFailed, err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 )
 
 // TempPrefix starts the name of every temporary file WriteFile and Write
@@ -30,7 +32,7 @@ func WriteFile(path string, data []byte) error {
 // path.
 func Write(path string, fill func(f *os.File) error) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, TempPrefix+filepath.Base(path)+"-*")
+	f, err := CreateTemp(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -69,4 +71,53 @@ func SyncDir(dir string) error {
 		err = cerr
 	}
 	return err
+}
+
+// CreateTemp creates a temporary file for path in path's directory, named
+// TempPrefix+base(path)+"-…", and holds an exclusive advisory lock on it
+// until it is closed: RemoveStale then tells a live writer's file from
+// one a killed writer left.
+func CreateTemp(path string) (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), TempPrefix+filepath.Base(path)+"-*")
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+	}
+	return f, nil
+}
+
+// RemoveStale removes the temporary files of path and of the names that
+// extend it (path.001, …) that no live writer holds: those a killed
+// CreateTemp caller left. It returns the names removed.
+func RemoveStale(path string) ([]string, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), TempPrefix+base) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		f, err := os.Open(p)
+		if err != nil {
+			continue // gone since ReadDir
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			if err := os.Remove(p); err == nil {
+				removed = append(removed, p)
+			}
+		}
+		f.Close()
+	}
+	return removed, nil
 }

@@ -64,3 +64,37 @@ func TestWriteFailureLeavesNothing(t *testing.T) {
 		t.Error("a missing directory was accepted")
 	}
 }
+
+// RemoveStale removes a temporary file its writer left when killed (its
+// lock gone) and keeps one a live writer holds, and files of other names.
+func TestRemoveStale(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "b.bundle")
+	live, err := CreateTemp(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	vol, err := CreateTemp(path + ".001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vol.Close() // its writer is gone
+	stale := filepath.Join(dir, TempPrefix+"b.bundle-123")
+	other := filepath.Join(dir, TempPrefix+"a.bundle-123")
+	for _, p := range []string{stale, other} {
+		os.WriteFile(p, []byte("x"), 0o644)
+	}
+	removed, err := RemoveStale(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != 2 {
+		t.Errorf("removed %v, want the closed volume temp and %s", removed, stale)
+	}
+	for p, want := range map[string]bool{live.Name(): true, vol.Name(): false, stale: false, other: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s: present %v, want %v", p, err == nil, want)
+		}
+	}
+}

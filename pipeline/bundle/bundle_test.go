@@ -41,7 +41,7 @@ func exportVolumes(t *testing.T, path string, data []byte, size int64) []Volume 
 }
 
 func readAll(path string) ([]byte, error) {
-	r, err := openBundle(path, true)
+	r, _, err := openBundle(path, true)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // Environment variables read at process start; see doc.go.
@@ -29,15 +30,17 @@ type state struct {
 	mu     sync.Mutex
 	site   string // site to crash at, AnySite, or "" for none
 	n      int    // crash at this hit of site
+	stop   bool   // stop (SIGSTOP) there instead of crashing
 	total  int    // hits of all sites
 	counts map[string]int
 	file   string // where WriteCounts writes, or ""
 	kill   func() // kills the process; replaced in tests
+	pause  func() // stops the process; replaced in tests
 }
 
 func init() {
 	crash, counts := os.Getenv(EnvCrash), os.Getenv(EnvCounts)
-	if err := st.configure(crash, counts, killSelf); err != nil {
+	if err := st.configure(crash, counts, killSelf, stopSelf); err != nil {
 		panic(err)
 	}
 	active.Store(crash != "" || counts != "")
@@ -63,26 +66,28 @@ func WriteCounts() error {
 	return st.writeCounts()
 }
 
-// parse reads a PIPELINE_CRASHPOINT value, "SITE:N" or "*:N".
-func parse(spec string) (site string, n int, err error) {
+// parse reads a PIPELINE_CRASHPOINT value, "SITE:N" or "*:N", either
+// followed by ":stop".
+func parse(spec string) (site string, n int, stop bool, err error) {
+	spec, stop = strings.CutSuffix(spec, ":stop")
 	i := strings.LastIndexByte(spec, ':')
 	if i <= 0 {
-		return "", 0, fmt.Errorf("crashpoint: %s=%q: want SITE:N or *:N", EnvCrash, spec)
+		return "", 0, false, fmt.Errorf("crashpoint: %s=%q: want SITE:N or *:N, optionally followed by :stop", EnvCrash, spec)
 	}
 	n, err = strconv.Atoi(spec[i+1:])
 	if err != nil || n < 1 {
-		return "", 0, fmt.Errorf("crashpoint: %s=%q: N must be an integer >= 1", EnvCrash, spec)
+		return "", 0, false, fmt.Errorf("crashpoint: %s=%q: N must be an integer >= 1", EnvCrash, spec)
 	}
-	return spec[:i], n, nil
+	return spec[:i], n, stop, nil
 }
 
-func (s *state) configure(crash, countsFile string, kill func()) error {
-	*s = state{counts: map[string]int{}, file: countsFile, kill: kill}
+func (s *state) configure(crash, countsFile string, kill, pause func()) error {
+	*s = state{counts: map[string]int{}, file: countsFile, kill: kill, pause: pause}
 	if crash == "" {
 		return nil
 	}
 	var err error
-	s.site, s.n, err = parse(crash)
+	s.site, s.n, s.stop, err = parse(crash)
 	return err
 }
 
@@ -98,7 +103,10 @@ func (s *state) hit(site string) {
 		crash = s.counts[site] == s.n
 	}
 	s.mu.Unlock()
-	if crash {
+	switch {
+	case crash && s.stop:
+		s.pause()
+	case crash:
 		s.kill()
 	}
 }
@@ -128,4 +136,11 @@ func killSelf() {
 	}
 	// Not reached where the kill succeeded; never let the caller go on.
 	os.Exit(137)
+}
+
+// stopSelf sends SIGSTOP to the process: it stays stopped until a SIGCONT,
+// and a signal sent meanwhile (SIGINT, say) is handled when it continues.
+// A test stops a command at a known point this way and signals it there.
+func stopSelf() {
+	syscall.Kill(os.Getpid(), syscall.SIGSTOP)
 }

@@ -21,13 +21,16 @@ func TestParse(t *testing.T) {
 		{"*:17", AnySite, 17},
 		{"a:b:3", "a:b", 3},
 	} {
-		site, n, err := parse(tc.spec)
-		if err != nil || site != tc.site || n != tc.n {
+		site, n, stop, err := parse(tc.spec)
+		if err != nil || site != tc.site || n != tc.n || stop {
 			t.Errorf("parse(%q) = %q, %d, %v; want %q, %d", tc.spec, site, n, err, tc.site, tc.n)
 		}
 	}
-	for _, bad := range []string{"x", ":3", "x:", "x:0", "x:-1", "x:1.5", "x: 2"} {
-		if _, _, err := parse(bad); err == nil || !strings.Contains(err.Error(), EnvCrash) {
+	if site, n, stop, err := parse("a:2:stop"); err != nil || site != "a" || n != 2 || !stop {
+		t.Errorf("parse(a:2:stop) = %q, %d, %v, %v", site, n, stop, err)
+	}
+	for _, bad := range []string{"x", ":3", "x:", "x:0", "x:-1", "x:1.5", "x: 2", "x:stop", "x:1:stop:stop"} {
+		if _, _, _, err := parse(bad); err == nil || !strings.Contains(err.Error(), EnvCrash) {
 			t.Errorf("parse(%q): err = %v, want one naming %s", bad, err, EnvCrash)
 		}
 	}
@@ -40,11 +43,12 @@ func run(t *testing.T, crash string, sites ...string) (killedAt int, s *state) {
 	s = &state{}
 	killed := -1
 	i := 0
-	if err := s.configure(crash, "", func() {
+	mark := func() {
 		if killed < 0 {
 			killed = i
 		}
-	}); err != nil {
+	}
+	if err := s.configure(crash, "", mark, mark); err != nil {
 		t.Fatal(err)
 	}
 	for i = range sites {

@@ -8,6 +8,10 @@
 //	PIPELINE_CRASHPOINT=SITE:N         at the N-th hit of SITE (N >= 1) the
 //	                                   process SIGKILLs itself
 //	PIPELINE_CRASHPOINT=*:N            at the N-th hit of any site
+//	PIPELINE_CRASHPOINT=SITE:N:stop    at the N-th hit of SITE the process
+//	                                   SIGSTOPs itself instead: a test then
+//	                                   signals it at a known point (SIGINT,
+//	                                   then SIGCONT)
 //	PIPELINE_CRASHPOINT_COUNTS=FILE    WriteCounts writes the hits per site
 //	                                   to FILE as a JSON object
 //
@@ -31,4 +35,5 @@
 //	events.after-commit    a write transaction committed
 //	engine.checkpoint      a checkpoint's bytes are in the store; its event is not yet appended
 //	engine.published       a task's output manifest is in the store; its "done" event is not yet appended
+//	bundle.member          export: a member is about to be written; import: one was read
 package crashpoint

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -418,5 +419,61 @@ func TestReadOnlyReportsCorruptAndChangesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Fatalf("read-only open created %s", missing)
+	}
+}
+
+// PutReader and Open stream content of any size: the same IDs and bytes
+// as Put and Get; content that does not hash to the ID asked for is
+// refused and nothing is stored; an entry altered on disk is a
+// *CorruptError at the end of reading it.
+func TestStreamingPutAndOpen(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("streamed "), 100000)
+	id := Sum(data)
+	h := NewHash()
+	h.Write(data[:5])
+	h.Write(data[5:])
+	if h.ID() != id {
+		t.Fatalf("Hash gives %s, Sum %s", h.ID(), id)
+	}
+	if _, err := s.PutReader(Sum([]byte("other")), bytes.NewReader(data)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("PutReader of content with another ID: %v, want ErrCorrupt", err)
+	}
+	if s.Has(Sum([]byte("other"))) || s.Has(id) {
+		t.Fatal("a refused PutReader stored an entry")
+	}
+	if n, err := s.PutReader(id, bytes.NewReader(data)); err != nil || n != int64(len(data)) {
+		t.Fatalf("PutReader: %d bytes, %v", n, err)
+	}
+	if got, err := s.Get(id); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("Get after PutReader: %d bytes, %v", len(got), err)
+	}
+	r, size, err := s.Open(id)
+	if err != nil || size != int64(len(data)) {
+		t.Fatalf("Open: size %d, %v", size, err)
+	}
+	got, err := io.ReadAll(r)
+	r.Close()
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("Open read %d bytes, %v", len(got), err)
+	}
+	altered := bytes.Clone(data)
+	altered[7] ^= 1
+	if err := os.WriteFile(s.Path(id), altered, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, _, _ = s.Open(id)
+	if _, err := io.ReadAll(r); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("reading an altered entry: %v, want ErrCorrupt", err)
+	}
+	r.Close()
+	if _, _, err := s.Open(Sum([]byte("absent"))); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Open of an absent entry: %v, want ErrNotFound", err)
+	}
+	if left, _ := os.ReadDir(filepath.Join(s.Root(), tmpDir)); len(left) != 0 {
+		t.Errorf("temp files left: %v", left)
 	}
 }
