@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,10 +18,52 @@ import (
 	"zorepro/stages/audit"
 )
 
-func cmdAudit(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
-	ref := c.Args[0]
+// auditCmd recomputes every point of a figure (or every claim of the
+// report) from its recorded events.
+type auditCmd struct {
+	planFlags
+	outputFlags
+	figures, curve, panel, x string
+	figure                   string
+}
+
+func (c *auditCmd) doc() commandDoc {
+	return commandDoc{name: "audit", args: "FIGURE", summary: "recompute every point of a figure from its events; --x: the chain behind one point",
+		detail: "FIGURE is a file under --figures (any of its PNG, SVG or CSV) or an artifact ID."}
+}
+
+func (c *auditCmd) define(f *flagSet) {
+	c.planFlags.define(f)
+	c.outputFlags.define(f, false)
+	figuresFlag(f, &c.figures)
+	f.String(&c.curve, "curve", "", "audit only this curve (its key, e.g. ars)")
+	f.String(&c.panel, "panel", "", "audit only this panel (its key, e.g. 1000)")
+	f.String(&c.x, "x", "", "audit the plotted point nearest this x, with the chain behind it")
+}
+
+func (c *auditCmd) check(args []string) []string {
+	var p []string
+	if len(args) != 1 {
+		p = append(p, fmt.Sprintf("pipeline audit: takes exactly one FIGURE argument (a file under --figures or an artifact ID), got %d", len(args)))
+	} else {
+		c.figure = args[0]
+	}
+	if c.x != "" {
+		if x, err := strconv.ParseFloat(c.x, 64); err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			p = append(p, fmt.Sprintf("pipeline audit: --x %q is not a finite number", c.x))
+		}
+	}
+	return p
+}
+
+func (c *auditCmd) run(inv *invocation) (int, error) {
+	return c.reading(inv, func(eng *pipeline.Engine) (int, error) { return c.audit(eng, inv.stdout) })
+}
+
+func (c *auditCmd) audit(eng *pipeline.Engine, stdout io.Writer) (int, error) {
+	ref := c.figure
 	var content []byte
-	for _, p := range []string{ref, filepath.Join(c.Figures, ref)} {
+	for _, p := range []string{ref, filepath.Join(c.figures, ref)} {
 		if b, err := os.ReadFile(p); err == nil {
 			content, ref = b, p
 			break
@@ -34,20 +77,20 @@ func cmdAudit(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
 		return exitFailed, err
 	}
 	if t := eng.Plan.Task(src.Production.Task); t != nil && t.Kind.Name() == "report" {
-		return auditReport(eng, c, ref, src, stdout)
+		return c.auditReport(eng, ref, src, stdout)
 	}
-	rep, err := audit.New(provenance.New(eng), eng.Events).Figure(ref, src, audit.Selection{Panel: c.AuditPanel, Curve: c.AuditCurve, X: c.AuditX})
+	rep, err := audit.New(provenance.New(eng), eng.Events).Figure(ref, src, audit.Selection{Panel: c.panel, Curve: c.curve, X: c.x})
 	if errors.Is(err, audit.ErrSelection) {
 		return exitInvalid, err
 	} else if err != nil {
 		return exitFailed, err
 	}
-	if c.JSON {
+	if c.json {
 		if err := json.NewEncoder(stdout).Encode(rep); err != nil {
 			return exitFailed, err
 		}
 	} else {
-		printAudit(stdout, rep, c.AuditX != "")
+		printAudit(stdout, rep, c.x != "")
 	}
 	if rep.Equal != rep.Checked {
 		return exitFailed, fmt.Errorf("audit: %d of %d points differ from the values recomputed from their events", rep.Checked-rep.Equal, rep.Checked)
@@ -193,12 +236,12 @@ func chosenText(raw json.RawMessage) string {
 
 // auditReport audits a file of the reproduction report: every figure
 // behind it against its events, every claim recomputed from them.
-func auditReport(eng *pipeline.Engine, c *Config, ref string, src *provenance.FigureSource, stdout io.Writer) (int, error) {
+func (c *auditCmd) auditReport(eng *pipeline.Engine, ref string, src *provenance.FigureSource, stdout io.Writer) (int, error) {
 	rep, err := audit.New(provenance.New(eng), eng.Events).Claims(ref, src)
 	if err != nil {
 		return exitFailed, err
 	}
-	if c.JSON {
+	if c.json {
 		if err := json.NewEncoder(stdout).Encode(rep); err != nil {
 			return exitFailed, err
 		}

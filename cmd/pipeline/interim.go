@@ -51,8 +51,9 @@ type interimDoc struct {
 // temporary scratch store; the claims of the others are pending, with how
 // many of their figure's inputs are recorded. Nothing is written to the
 // store, its log or --figures.
-func cmdReportInterim(ctx context.Context, c *Config, stdout io.Writer) (int, error) {
-	eng, closeLog, err := openEngine(c, true)
+func (c *reportCmd) runInterim(inv *invocation) (int, error) {
+	ctx, stdout := inv.ctx, inv.stdout
+	eng, closeLog, err := c.openEngine(inv, inspect, pipeline.Options{}, nil)
 	if err != nil {
 		return exitInvalidOr(err), err
 	}
@@ -79,7 +80,7 @@ func cmdReportInterim(ctx context.Context, c *Config, stdout io.Writer) (int, er
 	defer os.RemoveAll(dir)
 	mk := &interimMaker{eng: eng, rec: rec, cached: cached, dir: dir}
 	defer mk.close()
-	doc := interimDoc{Interim: true, Profile: c.Profile, Counts: map[string]int{}, Pending: map[string]string{}}
+	doc := interimDoc{Interim: true, Profile: c.profile, Counts: map[string]int{}, Pending: map[string]string{}}
 	tables := map[string]report.Table{}
 	for _, ft := range rt.Inputs["figures"] {
 		f, err := mk.figure(ctx, ft)
@@ -104,7 +105,7 @@ func cmdReportInterim(ctx context.Context, c *Config, stdout io.Writer) (int, er
 		doc.Counts[string(r.Verdict)]++
 		doc.Claims = append(doc.Claims, report.ResultOf(r))
 	}
-	if c.JSON {
+	if c.json {
 		return exitOK, json.NewEncoder(stdout).Encode(doc)
 	}
 	printInterim(stdout, &doc)

@@ -161,7 +161,7 @@ func withFlags(args []string, common ...string) []string {
 	if !ok {
 		panic("withFlags: unknown command " + args[0])
 	}
-	fs := flagSet(cmd, io.Discard)
+	fs := flagsOf(cmd, io.Discard)
 	out := slices.Clone(args)
 	for i := 0; i+1 < len(common); i += 2 {
 		if fs.Lookup(strings.TrimPrefix(common[i], "--")) != nil {
@@ -185,20 +185,21 @@ func writeFile(t *testing.T, dir, name, content string) string {
 func TestConfigurationFile(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("PIPELINE_CONFIG", writeFile(t, dir, "pipeline.yaml", "executor: slurm\nslurm-partition: long\nslurm-args: --qos=x --exclusive\njobs: 7\nslurm-cpus: 4\n"))
-	c, err := parseConfig([]string{"run"}, io.Discard)
+	cmd, err := parse([]string{"run"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Executor != "slurm" || c.Slurm.Partition != "long" || !slices.Equal(c.Slurm.Args, []string{"--qos=x", "--exclusive"}) || c.Jobs != 7 || c.Slurm.CPUs != 4 || c.Slurm.MaxJobs != 100 {
+	c := cmd.(*runCmd)
+	if c.executor != "slurm" || c.slurm.partition != "long" || !slices.Equal(strings.Fields(c.slurm.args), []string{"--qos=x", "--exclusive"}) || c.jobs != 7 || c.slurm.cpus != 4 || c.slurm.maxJobs != 100 {
 		t.Errorf("from the file: %+v", c)
 	}
 	t.Setenv("PIPELINE_SLURM_PARTITION", "env")
-	c, err = parseConfig([]string{"run", "--jobs", "2"}, io.Discard)
-	if err != nil {
+	if cmd, err = parse([]string{"run", "--jobs", "2"}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if c.Slurm.Partition != "env" || c.Jobs != 2 || c.Executor != "slurm" {
-		t.Errorf("precedence: partition %q (want env), jobs %d (want 2), executor %q", c.Slurm.Partition, c.Jobs, c.Executor)
+	c = cmd.(*runCmd)
+	if c.slurm.partition != "env" || c.jobs != 2 || c.executor != "slurm" {
+		t.Errorf("precedence: partition %q (want env), jobs %d (want 2), executor %q", c.slurm.partition, c.jobs, c.executor)
 	}
 }
 

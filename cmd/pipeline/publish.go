@@ -20,6 +20,35 @@ import (
 	"zorepro/pipeline/store"
 )
 
+// publishCmd writes a whole recorded profile's figures, tables and report,
+// with manifest.json, to a directory: a published result.
+type publishCmd struct {
+	planFlags
+	outputFlags
+	to string
+}
+
+func (c *publishCmd) doc() commandDoc {
+	return commandDoc{name: "publish", summary: "write a whole recorded profile's figures, tables and report with manifest.json to --to (a published result)",
+		detail: "Every task of the profile must be recorded with this binary and dag.yaml. manifest.json names every file's content ID,\n" +
+			"the revision and code identity, the task time per stage, the runs' wall time and the machine; verify --against\n" +
+			"compares another store with it. A directory holding another profile's publication is refused."}
+}
+
+func (c *publishCmd) define(f *flagSet) {
+	c.planFlags.define(f)
+	c.outputFlags.define(f, false)
+	f.String(&c.to, "to", "", "the directory to publish to")
+}
+
+func (c *publishCmd) check(args []string) []string {
+	p := noArgs("publish", args)
+	if c.to == "" {
+		p = append(p, "pipeline publish: --to DIR is required")
+	}
+	return p
+}
+
 // Published is a published result's manifest.json: what a reader who
 // reruns any part compares against (verify --against).
 type Published struct {
@@ -84,7 +113,11 @@ func figureFiles(eng *pipeline.Engine, xs []provenance.Explained) (*figures, err
 
 // cmdPublish writes a complete recorded profile's figures, tables and
 // report, with manifest.json, to --to: the published result of a run.
-func cmdPublish(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
+func (c *publishCmd) run(inv *invocation) (int, error) {
+	return c.reading(inv, func(eng *pipeline.Engine) (int, error) { return c.publish(eng, inv.stdout) })
+}
+
+func (c *publishCmd) publish(eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	rec := provenance.New(eng)
 	xs, err := rec.Explain()
 	if err != nil {
@@ -98,7 +131,7 @@ func cmdPublish(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) 
 	}
 	if len(missing) > 0 {
 		return exitFailed, fmt.Errorf("%d of %d tasks of profile %s are not recorded with this binary and dag.yaml (e.g. %s): a published result is the whole profile; run it first",
-			len(missing), len(xs), c.Profile, strings.Join(missing[:min(3, len(missing))], ", "))
+			len(missing), len(xs), c.profile, strings.Join(missing[:min(3, len(missing))], ", "))
 	}
 	figs, err := figureFiles(eng, xs)
 	if err != nil {
@@ -110,27 +143,27 @@ func cmdPublish(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) 
 		return exitFailed, err
 	}
 	v := readVersion()
-	m := Published{Format: 1, Profile: c.Profile, Revision: v.Revision, CodeIdentity: codeid.Stamp, Tasks: len(xs),
+	m := Published{Format: 1, Profile: c.profile, Revision: v.Revision, CodeIdentity: codeid.Stamp, Tasks: len(xs),
 		Figures: files, Outputs: figs.Outputs, Stages: tm.Stages, TaskTime: tm.Total, Runs: tm.Runs, RunsWall: tm.RunsWall, Machine: machine()}
-	if err := os.MkdirAll(c.BundleFile, 0o755); err != nil {
+	if err := os.MkdirAll(c.to, 0o755); err != nil {
 		return exitFailed, err
 	}
-	if prev, err := os.ReadFile(filepath.Join(c.BundleFile, "manifest.json")); err == nil {
+	if prev, err := os.ReadFile(filepath.Join(c.to, "manifest.json")); err == nil {
 		var p Published
 		if err := json.Unmarshal(prev, &p); err != nil || p.Format == 0 {
-			return exitInvalid, fmt.Errorf("--to %s holds a manifest.json that is not a published result's: publish to an empty directory", c.BundleFile)
+			return exitInvalid, fmt.Errorf("--to %s holds a manifest.json that is not a published result's: publish to an empty directory", c.to)
 		}
-		if p.Profile != c.Profile {
+		if p.Profile != c.profile {
 			return exitInvalid, fmt.Errorf("--to %s holds the published result of profile %s (revision %s): publishing profile %s there would overwrite it; publish to another directory, or remove that one first",
-				c.BundleFile, p.Profile, p.Revision, c.Profile)
+				c.to, p.Profile, p.Revision, c.profile)
 		}
 	}
-	others, err := unlisted(c.BundleFile, files)
+	others, err := unlisted(c.to, files)
 	if err != nil {
 		return exitFailed, err
 	}
 	if len(others) > 0 {
-		return exitInvalid, fmt.Errorf("--to %s holds %s, which this publication does not write (a file of another publication?): remove it, or publish to an empty directory", c.BundleFile, others[0])
+		return exitInvalid, fmt.Errorf("--to %s holds %s, which this publication does not write (a file of another publication?): remove it, or publish to an empty directory", c.to, others[0])
 	}
 	for name, id := range files {
 		sid, err := store.ParseID(id)
@@ -141,7 +174,7 @@ func cmdPublish(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) 
 		if err != nil {
 			return exitFailed, err
 		}
-		if err := atomicfile.WriteFile(filepath.Join(c.BundleFile, name), b); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(c.to, name), b); err != nil {
 			return exitFailed, err
 		}
 	}
@@ -149,14 +182,14 @@ func cmdPublish(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) 
 	if err != nil {
 		return exitFailed, err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(c.BundleFile, "manifest.json"), append(js, '\n')); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(c.to, "manifest.json"), append(js, '\n')); err != nil {
 		return exitFailed, err
 	}
-	if c.JSON {
+	if c.json {
 		return exitOK, json.NewEncoder(stdout).Encode(m)
 	}
 	fmt.Fprintf(stdout, "published %d files of profile %s (%d tasks, %s of task time, %s of wall time in runs %v) to %s\n",
-		len(files), c.Profile, len(xs), tm.Total.Round(time.Second), tm.RunsWall.Round(time.Second), tm.Runs, c.BundleFile)
+		len(files), c.profile, len(xs), tm.Total.Round(time.Second), tm.RunsWall.Round(time.Second), tm.Runs, c.to)
 	return exitOK, nil
 }
 
@@ -176,14 +209,14 @@ func machine() map[string]string {
 
 // verifyAgainst compares the store's figure files with a published
 // result's manifest: each file the same, different or missing here.
-func verifyAgainst(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, error) {
-	b, err := os.ReadFile(filepath.Join(c.Against, "manifest.json"))
+func verifyAgainst(eng *pipeline.Engine, against string, asJSON bool, stdout io.Writer) (int, error) {
+	b, err := os.ReadFile(filepath.Join(against, "manifest.json"))
 	if err != nil {
-		return exitInvalid, fmt.Errorf("--against %s: %w", c.Against, err)
+		return exitInvalid, fmt.Errorf("--against %s: %w", against, err)
 	}
 	var pub Published
 	if err := json.Unmarshal(b, &pub); err != nil || pub.Format != 1 {
-		return exitInvalid, fmt.Errorf("--against %s: manifest.json is not a published result's (%v)", c.Against, err)
+		return exitInvalid, fmt.Errorf("--against %s: manifest.json is not a published result's (%v)", against, err)
 	}
 	xs, err := provenance.New(eng).Explain()
 	if err != nil {
@@ -200,9 +233,9 @@ func verifyAgainst(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, erro
 		Here      string `json:"here,omitempty"`
 		Verdict   string `json:"verdict"`
 	}
-	copies, err := publishedCopies(c.Against, pub.Figures)
+	copies, err := publishedCopies(against, pub.Figures)
 	if err != nil {
-		return exitInvalid, fmt.Errorf("--against %s: %w", c.Against, err)
+		return exitInvalid, fmt.Errorf("--against %s: %w", against, err)
 	}
 	var ds []diff
 	same := 0
@@ -221,8 +254,8 @@ func verifyAgainst(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, erro
 		}
 		ds = append(ds, d)
 	}
-	if c.JSON {
-		json.NewEncoder(stdout).Encode(map[string]any{"against": c.Against, "profile": pub.Profile, "published_revision": pub.Revision, "files": ds, "same": same, "not_recorded": figs.Missing})
+	if asJSON {
+		json.NewEncoder(stdout).Encode(map[string]any{"against": against, "profile": pub.Profile, "published_revision": pub.Revision, "files": ds, "same": same, "not_recorded": figs.Missing})
 	} else {
 		for _, m := range figs.Missing {
 			fmt.Fprintln(stdout, m)
@@ -236,10 +269,10 @@ func verifyAgainst(c *Config, eng *pipeline.Engine, stdout io.Writer) (int, erro
 				fmt.Fprintf(stdout, "%-13s %s (published %s, here %s)\n", d.Verdict, d.File, d.Published, cmpOr(d.Here, "none"))
 			}
 		}
-		fmt.Fprintf(stdout, "%d of %d published files (%s, revision %s) are the same bytes here\n", same, len(ds), c.Against, pub.Revision)
+		fmt.Fprintf(stdout, "%d of %d published files (%s, revision %s) are the same bytes here\n", same, len(ds), against, pub.Revision)
 	}
 	if same != len(ds) {
-		return exitFailed, fmt.Errorf("verify --against: %d of %d published files differ, are missing here or are not intact in %s", len(ds)-same, len(ds), c.Against)
+		return exitFailed, fmt.Errorf("verify --against: %d of %d published files differ, are missing here or are not intact in %s", len(ds)-same, len(ds), against)
 	}
 	return exitOK, nil
 }

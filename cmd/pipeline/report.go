@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,16 +18,44 @@ import (
 // reportTask is the dag's report stage (one task).
 const reportTask = "report"
 
-// cmdReport (re)builds the reproduction report from what the store
+// reportCmd (re)builds the reproduction report from the recorded figures,
+// or (--interim) computes the claims of what is recorded so far.
+type reportCmd struct {
+	planFlags
+	outputFlags
+	figures string
+	interim bool
+}
+
+func (c *reportCmd) doc() commandDoc {
+	return commandDoc{name: "report", summary: "(re)build the reproduction report (report.html, report.md, claims.json) from the recorded figures",
+		detail: "Runs the report task alone: every figure it needs must be recorded for the profile (nothing upstream runs).\n" +
+			"Prints each claim's verdict; --json prints claims.json (every claim's statistic, 95% interval and verdict).\n" +
+			"--interim: the verdicts of the claims whose figures can be made from what the store records now (a run may\n" +
+			"still be writing it); figures whose inputs are all recorded are plotted into a temporary directory, the other\n" +
+			"claims are listed as pending; nothing is written to the store or --figures."}
+}
+
+func (c *reportCmd) define(f *flagSet) {
+	c.planFlags.define(f)
+	figuresFlag(f, &c.figures)
+	c.outputFlags.define(f, false)
+	f.Bool(&c.interim, "interim", "the claims of the figures the store's records already make, computed now and written nowhere")
+}
+
+func (c *reportCmd) check(args []string) []string { return noArgs("report", args) }
+
+// run (re)builds the reproduction report from what the store
 // records: it runs the report task alone (its figures must all be
 // recorded: nothing upstream is run), exports report.html, report.md and
 // claims.json under --figures, and prints the claims table (--json: the
 // claims document).
-func cmdReport(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, error) {
-	if c.Interim {
-		return cmdReportInterim(ctx, c, stdout)
+func (c *reportCmd) run(inv *invocation) (int, error) {
+	ctx, stdout := inv.ctx, inv.stdout
+	if c.interim {
+		return c.runInterim(inv)
 	}
-	eng, closeLog, err := openEngine(c, false)
+	eng, closeLog, err := c.openEngine(inv, openMode{mustExist: true}, pipeline.Options{FiguresDir: c.figures}, nil)
 	if err != nil {
 		return exitInvalidOr(err), err
 	}
@@ -51,7 +78,7 @@ func cmdReport(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, e
 	}
 	if len(missing) > 0 {
 		return exitFailed, fmt.Errorf("the report needs %d task(s) the store does not hold for profile %s (e.g. %s): run 'pipeline run %s --profile %s' first",
-			len(missing), c.Profile, missing[0], reportTask, c.Profile)
+			len(missing), c.profile, missing[0], reportTask, c.profile)
 	}
 	eng.Opt.Log, eng.Opt.Args = io.Discard, []string{"report"}
 	res, err := eng.Run(ctx)
@@ -68,7 +95,7 @@ func cmdReport(ctx context.Context, c *Config, stdout, stderr io.Writer) (int, e
 	if err != nil {
 		return exitFailed, err
 	}
-	if c.JSON {
+	if c.json {
 		_, err := stdout.Write(data)
 		return exitOK, err
 	}

@@ -1,151 +1,65 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
+	"math"
 	"strings"
 
 	"zorepro/pipeline"
 	"zorepro/pipeline/provenance"
-	"zorepro/pipeline/task"
 )
 
-// scratch opens the scratch area of replay and verify: --scratch, or a
-// temporary directory removed afterwards unless --keep.
-func scratch(c *Config) (*provenance.Scratch, func(), error) {
-	dir := c.Scratch
-	temp := dir == ""
-	if temp {
-		d, err := os.MkdirTemp("", "pipeline-scratch-")
-		if err != nil {
-			return nil, nil, err
-		}
-		dir = d
-	}
-	sc, err := provenance.OpenScratch(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	return sc, func() {
-		sc.Close()
-		if temp && !c.Keep {
-			os.RemoveAll(dir)
-		}
-	}, nil
+// verifyCmd re-executes recorded tasks and compares their outputs with the
+// recorded ones, or (--against) compares the store's figures with a
+// published result.
+type verifyCmd struct {
+	planFlags
+	outputFlags
+	scratch scratchFlags
+	jobs    int
+	all     bool
+	sample  int
+	seed    uint64
+	against string
+	targets []string
 }
 
-func cmdReplay(ctx context.Context, c *Config, stdout, _ io.Writer) (int, error) {
-	eng, closeLog, err := openEngine(c, true)
-	if err != nil {
-		return exitInvalidOr(err), err
+func (c *verifyCmd) doc() commandDoc {
+	return commandDoc{name: "verify", args: "[TARGET...]", summary: "re-execute recorded tasks and compare their outputs with the recorded ones",
+		detail: "TARGETs (as for run) select their tasks and everything upstream; --all every task the store records\n" +
+			"for the profile; --sample N a seeded pick of those. A task whose output or input is corrupt or missing,\n" +
+			"or whose identity changed, is listed as not checkable with the reason; any such task, like a mismatch,\n" +
+			"exits 1. --json prints one object; --jsonl streams one JSON object per task, then a summary object."}
+}
+
+func (c *verifyCmd) define(f *flagSet) {
+	c.planFlags.define(f)
+	c.outputFlags.define(f, true)
+	jobsFlag(f, &c.jobs)
+	f.Bool(&c.all, "all", "verify every recorded task")
+	f.Int(&c.sample, "sample", 0, math.MinInt, "verify this many recorded tasks, picked with --seed")
+	f.Uint64(&c.seed, "seed", "1", "seed of the --sample pick")
+	c.scratch.define(f)
+	f.String(&c.against, "against", "", "compare the store's figures with a published result's manifest (e.g. results/paper) instead of re-executing")
+}
+
+func (c *verifyCmd) check(args []string) []string {
+	c.targets = args
+	p := c.outputFlags.check("verify")
+	if c.sample < 0 {
+		p = append(p, fmt.Sprintf("--sample (or PIPELINE_SAMPLE): must be >= 1, got %d", c.sample))
 	}
-	defer closeLog()
-	eng.Opt.Jobs = c.Jobs
-	sc, done, err := scratch(c)
-	if err != nil {
-		return exitFailed, err
-	}
-	defer done()
-	rep, err := provenance.New(eng).Replay(ctx, c.Args[0], c.Until, sc)
-	var idErr *provenance.IdentityError
 	switch {
-	case errors.As(err, &idErr):
-		if c.JSON {
-			json.NewEncoder(stdout).Encode(map[string]any{"profile": c.Profile, "task": idErr.Task, "refused": true,
-				"recorded_action": idErr.Recorded, "action": idErr.Current, "diff": idErr.Diff})
-		} else {
-			fmt.Fprintf(stdout, "replay %s refused: the recorded action %s is not what this binary and DAG would run (%s now)\n",
-				idErr.Task, idErr.Recorded, idErr.Current)
-			fmt.Fprintln(stdout, "changes since the recorded run (- recorded, + now):")
-			for _, l := range idErr.Diff {
-				fmt.Fprintln(stdout, "  "+l)
-			}
-		}
-		return exitFailed, err
-	case errors.Is(err, provenance.ErrUnknownTask) || errors.Is(err, provenance.ErrNotRecorded):
-		return exitInvalid, err
-	case errors.Is(err, pipeline.ErrInterrupted):
-		return exitInterrupted, err
-	case err != nil:
-		return exitFailed, err
+	case c.all && c.sample > 0:
+		p = append(p, "pipeline verify: give --all or --sample N, not both")
+	case c.against != "" && (len(args) > 0 || c.all || c.sample > 0):
+		p = append(p, "pipeline verify: --against compares figures; give it alone, without TARGETs, --all or --sample")
+	case len(args) == 0 && !c.all && c.sample == 0 && c.against == "":
+		p = append(p, "pipeline verify: give TARGETs, --all, --sample N or --against DIR")
 	}
-	if c.JSON {
-		if err := json.NewEncoder(stdout).Encode(rep); err != nil {
-			return exitFailed, err
-		}
-	} else {
-		printReplay(stdout, rep, c)
-	}
-	if !rep.OK() {
-		return exitFailed, fmt.Errorf("replay of %s differs from the recorded run", rep.Task)
-	}
-	return exitOK, nil
-}
-
-func printReplay(w io.Writer, r *provenance.ReplayReport, c *Config) {
-	fmt.Fprintf(w, "replay %s\n  recorded: action %s, run %d", r.Task, r.Action, r.RecordedRun)
-	for _, s := range r.Segments {
-		if s.Resumed {
-			fmt.Fprintf(w, ", resumed in run %d after iteration %d", s.Run, s.ResumedAt)
-		}
-	}
-	fmt.Fprintf(w, ", output %s\n", r.RecordedOutput)
-	if r.Error != "" {
-		fmt.Fprintf(w, "  re-execution failed: %s\n", r.Error)
-	}
-	scope := "all"
-	if r.Until > 0 {
-		scope = fmt.Sprintf("up to iteration %d", r.Until)
-	}
-	fmt.Fprintf(w, "  iteration events (%s): %d recorded, %d recomputed, %d equal bit for bit\n", scope, r.Recorded, r.Recomputed, r.Equal)
-	if c.ShowEvents {
-		for i := 0; i < max(len(r.RecordedEvents), len(r.RecomputedEvents)); i++ {
-			var a, b *task.Iter
-			if i < len(r.RecordedEvents) {
-				a = &r.RecordedEvents[i]
-			}
-			if i < len(r.RecomputedEvents) {
-				b = &r.RecomputedEvents[i]
-			}
-			switch {
-			case a != nil && b != nil && provenance.SameIter(*a, *b):
-				fmt.Fprintf(w, "    = %s\n", iterText(*a))
-			default:
-				if a != nil {
-					fmt.Fprintf(w, "    - %s (recorded)\n", iterText(*a))
-				}
-				if b != nil {
-					fmt.Fprintf(w, "    + %s (recomputed)\n", iterText(*b))
-				}
-			}
-		}
-	}
-	if d := r.Diff; d != nil {
-		fmt.Fprintf(w, "  first difference at event %d (%s):\n", d.Index, d.Field)
-		if d.Recorded != nil {
-			fmt.Fprintf(w, "    recorded:   %s\n", iterText(*d.Recorded))
-		}
-		if d.Recomputed != nil {
-			fmt.Fprintf(w, "    recomputed: %s\n", iterText(*d.Recomputed))
-		}
-	}
-	fmt.Fprintf(w, "  random streams: %s\n", map[bool]string{true: "same families", false: "DIFFERENT families"}[r.StreamsEqual])
-	switch {
-	case r.Stopped:
-		fmt.Fprintf(w, "  stopped at iteration %d: outputs not compared\n", r.Until)
-	case r.Output == r.RecordedOutput:
-		fmt.Fprintf(w, "  output %s: identical\n", r.Output)
-	case r.Output != "":
-		fmt.Fprintf(w, "  output %s: DIFFERS from the recorded %s\n", r.Output, r.RecordedOutput)
-	}
-}
-
-func iterText(it task.Iter) string {
-	return fmt.Sprintf("iteration %d, samples %d, digest %016x%s", it.Iteration, it.Samples, it.Digest, metricsText(it.Metrics))
+	return append(p, c.scratch.check("verify", c.storeDir)...)
 }
 
 // verifySummary is what verify --json prints, and --jsonl's last line.
@@ -160,48 +74,48 @@ type verifySummary struct {
 	Tasks      []provenance.Verified `json:"tasks,omitempty"` // --json only
 }
 
-func cmdVerify(ctx context.Context, c *Config, stdout, _ io.Writer) (int, error) {
-	eng, closeLog, err := openEngine(c, true)
+func (c *verifyCmd) run(inv *invocation) (int, error) {
+	ctx, stdout := inv.ctx, inv.stdout
+	eng, closeLog, err := c.openEngine(inv, inspect, pipeline.Options{Jobs: c.jobs}, c.targets)
 	if err != nil {
 		return exitInvalidOr(err), err
 	}
 	defer closeLog()
-	if c.Against != "" {
-		return verifyAgainst(c, eng, stdout)
+	if c.against != "" {
+		return verifyAgainst(eng, c.against, c.json, stdout)
 	}
-	eng.Opt.Jobs = c.Jobs
 	cands, err := provenance.New(eng).VerifyCandidates()
 	if err != nil {
 		return exitFailed, err
 	}
 	if len(cands) == 0 {
-		return exitInvalid, fmt.Errorf("no task of profile %s is recorded in %s: nothing to verify", c.Profile, c.Store)
+		return exitInvalid, fmt.Errorf("no task of profile %s is recorded in %s: nothing to verify", c.profile, c.storeDir)
 	}
 	pick := cands
-	sum := verifySummary{Profile: c.Profile, Recorded: len(cands), Verdicts: map[string]int{}}
-	if c.Sample > 0 {
-		pick = provenance.Sample(cands, c.Sample, c.SampleSeed)
-		sum.Sample, sum.Seed = c.Sample, c.SampleSeed
+	sum := verifySummary{Profile: c.profile, Recorded: len(cands), Verdicts: map[string]int{}}
+	if c.sample > 0 {
+		pick = provenance.Sample(cands, c.sample, c.seed)
+		sum.Sample, sum.Seed = c.sample, c.seed
 	}
 	sum.Selected = len(pick)
-	sc, done, err := scratch(c)
+	sc, done, err := c.scratch.open()
 	if err != nil {
 		return exitFailed, err
 	}
 	defer done()
-	if !c.JSON && !c.JSONL {
+	if !c.json && !c.jsonl {
 		what := "all"
-		if c.Sample > 0 {
-			what = fmt.Sprintf("a sample (seed %d) of", c.SampleSeed)
+		if c.sample > 0 {
+			what = fmt.Sprintf("a sample (seed %d) of", c.seed)
 		}
 		fmt.Fprintf(stdout, "verifying %s %d of %d recorded tasks by re-executing them into %s\n", what, len(pick), len(cands), sc.Dir)
 	}
 	enc := json.NewEncoder(stdout)
 	vs, err := provenance.New(eng).Verify(ctx, pick, sc, func(v provenance.Verified) {
 		switch {
-		case c.JSONL:
+		case c.jsonl:
 			enc.Encode(v)
-		case !c.JSON:
+		case !c.json:
 			printVerified(stdout, v)
 		}
 	})
@@ -213,10 +127,10 @@ func cmdVerify(ctx context.Context, c *Config, stdout, _ io.Writer) (int, error)
 		return exitInterrupted, err
 	}
 	switch {
-	case c.JSON:
+	case c.json:
 		sum.Tasks = vs
 		fallthrough
-	case c.JSONL:
+	case c.jsonl:
 		if err := enc.Encode(sum); err != nil {
 			return exitFailed, err
 		}
@@ -259,47 +173,4 @@ func printVerifySummary(w io.Writer, s verifySummary) {
 		fmt.Fprintf(w, "; not reproduced or not checkable: %s", strings.Join(others, ", "))
 	}
 	fmt.Fprintln(w)
-}
-
-func cmdGC(c *Config, stdout io.Writer) (int, error) {
-	// Read-write: holding the log's lock keeps runs from adding references
-	// while we collect. No plan: gc keeps what any recorded run references.
-	eng, closeLog, err := openStore(c, false)
-	if err != nil {
-		return exitInvalidOr(err), err
-	}
-	defer closeLog()
-	rep, err := provenance.New(eng).GC(provenance.GCOptions{DryRun: c.DryRun, Checkpoints: c.GCCheckpoints})
-	if err != nil {
-		return exitFailed, err
-	}
-	if c.JSON {
-		return exitOK, json.NewEncoder(stdout).Encode(rep)
-	}
-	verb := "removed"
-	if rep.DryRun {
-		verb = "would remove"
-	}
-	fmt.Fprintf(stdout, "%d store entries, %d referenced by recorded runs\n", rep.Entries, rep.Referenced)
-	fmt.Fprintf(stdout, "%s %d unreferenced entries (%s", verb, rep.Removed, bytesText(rep.RemovedBytes))
-	if rep.Checkpoints > 0 {
-		fmt.Fprintf(stdout, ", of them %d checkpoints of finished tasks", rep.Checkpoints)
-	}
-	fmt.Fprintf(stdout, ") and %d temp or quarantined files (%s)\n", rep.Leftovers, bytesText(rep.LeftoverBytes))
-	if len(rep.Unreadable) > 0 {
-		fmt.Fprintf(stdout, "%d recorded outputs are unreadable (their tasks will recompute): %v\n", len(rep.Unreadable), rep.Unreadable)
-	}
-	return exitOK, nil
-}
-
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"zorepro/pipeline"
 	"zorepro/pipeline/dag"
@@ -14,15 +15,53 @@ import (
 	"zorepro/stages"
 )
 
-// cmdWorker runs one attempt from its spec file or, with --runner, serves
+// workerCmd runs one attempt from its spec file or, with --runner, serves
 // a run's queue: what a Slurm job runs. The tasks' events go to the
 // attempt files the specs name; log lines to stderr (the job's log).
-func cmdWorker(ctx context.Context, c *Config, _, stderr io.Writer) (int, error) {
-	if c.Runner != "" {
-		return serveRunner(ctx, c, stderr)
+type workerCmd struct {
+	jobs    int
+	dagFile string
+	runner  string
+	idle    time.Duration
+	spec    string
+}
+
+func (c *workerCmd) doc() commandDoc {
+	return commandDoc{name: "worker", args: "SPEC | --runner DIR", summary: "run one task attempt from its spec file, or serve a run's queue as a runner (what Slurm jobs run)",
+		detail: "The coordinator (run --executor slurm) writes the spec beside the attempt's event file; the worker runs\n" +
+			"the task against the store the spec names and records its events in that file, never in the event log.\n" +
+			"With --runner (a job the coordinator submitted) it takes attempts from the build directory's queue, one\n" +
+			"after another, until none comes for --idle."}
+}
+
+func (c *workerCmd) define(f *flagSet) {
+	jobsFlag(f, &c.jobs)
+	f.String(&c.dagFile, "dag", "dag.yaml", "the DAG file")
+	f.String(&c.runner, "runner", "", "serve this build directory's queue (a runner job)")
+	f.Duration(&c.idle, "idle", 20*time.Second, "a runner exits after this long without an attempt")
+}
+
+func (c *workerCmd) check(args []string) []string {
+	if c.runner != "" {
+		if len(args) != 0 {
+			return []string{fmt.Sprintf("pipeline worker --runner: takes no SPEC argument, got %d", len(args))}
+		}
+		return nil
 	}
-	w := &specWorker{jobs: c.Jobs, log: stderr}
-	err := w.Work(ctx, c.Args[0])
+	if len(args) != 1 {
+		return []string{fmt.Sprintf("pipeline worker: takes exactly one SPEC argument, got %d", len(args))}
+	}
+	c.spec = args[0]
+	return nil
+}
+
+func (c *workerCmd) run(inv *invocation) (int, error) {
+	ctx, stderr := inv.ctx, inv.stderr
+	if c.runner != "" {
+		return c.serveRunner(ctx, stderr)
+	}
+	w := &specWorker{jobs: c.jobs, log: stderr}
+	err := w.Work(ctx, c.spec)
 	switch {
 	case errors.Is(err, pipeline.ErrInterrupted):
 		return exitInterrupted, errors.New("interrupted: the task's latest checkpoint is in its attempt file")
@@ -38,13 +77,13 @@ func cmdWorker(ctx context.Context, c *Config, _, stderr io.Writer) (int, error)
 // directory's queue until none comes for --idle. The plan is loaded from
 // the dag file the coordinator copied into the store (--dag), whatever
 // path the specs name.
-func serveRunner(ctx context.Context, c *Config, stderr io.Writer) (int, error) {
+func (c *workerCmd) serveRunner(ctx context.Context, stderr io.Writer) (int, error) {
 	id, err := slurm.RunnerID()
 	if err != nil {
 		return exitInvalid, err
 	}
-	w := &specWorker{jobs: c.Jobs, log: stderr, dag: c.DAG}
-	err = slurm.Serve(ctx, slurm.RunnerConfig{Build: c.Runner, ID: id, Idle: c.Idle, Log: stderr}, w)
+	w := &specWorker{jobs: c.jobs, log: stderr, dag: c.dagFile}
+	err = slurm.Serve(ctx, slurm.RunnerConfig{Build: c.runner, ID: id, Idle: c.idle, Log: stderr}, w)
 	switch {
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted, errors.New("runner interrupted: the attempt in hand recorded its latest checkpoint")
@@ -110,13 +149,4 @@ func (w *specWorker) Work(ctx context.Context, path string) error {
 	}
 	fmt.Fprintf(w.log, "worker: %s finished\n", spec.Task)
 	return nil
-}
-
-// openSlurm opens the Slurm dispatcher of a run --executor slurm.
-func openSlurm(ctx context.Context, c *Config, dagFile string, log func(string, ...any)) (*slurm.Dispatcher, error) {
-	s := c.Slurm
-	return slurm.Open(ctx, slurm.Config{
-		DAG: dagFile, Store: c.Store, Partition: s.Partition, Account: s.Account, Time: s.Time, CPUs: s.CPUs, Mem: s.Mem,
-		Args: s.Args, LogDir: s.LogDir, MaxJobs: s.MaxJobs, Idle: s.Idle, LostAfter: s.Outage, StallAfter: s.Stall, Log: log,
-	})
 }
