@@ -128,3 +128,41 @@ func (r *entryReader) Read(p []byte) (int, error) {
 }
 
 func (r *entryReader) Close() error { return r.f.Close() }
+
+// Adopt moves the file at path, whose content must have the ID want, into
+// the store as want's entry; the file must be on the store's file system
+// (a staging directory under its root). It is hashed first: a file with
+// other content is a *CorruptError and is left where it is. An intact
+// entry already present is kept, and the file removed.
+func (s *Store) Adopt(want ID, path string) error {
+	if s.readOnly {
+		return fmt.Errorf("%w: adopt %s", ErrReadOnly, want)
+	}
+	if s.Check(want) == nil {
+		return os.Remove(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("store: adopt %s: %w", want, err)
+	}
+	h := NewHash()
+	n, err := io.Copy(h, f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("store: adopt %s: %w", want, err)
+	}
+	if h.ID() != want {
+		return &CorruptError{ID: want, Path: path, Reason: fmt.Sprintf("hash mismatch: %d bytes hash to %s", n, h.ID())}
+	}
+	p := s.Path(want)
+	if err := os.Chmod(path, 0o644); err != nil {
+		return fmt.Errorf("store: adopt %s: %w", want, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("store: adopt %s: %w", want, err)
+	}
+	if err := os.Rename(path, p); err != nil {
+		return fmt.Errorf("store: adopt %s: %w", want, err)
+	}
+	return atomicfile.SyncDir(filepath.Dir(p))
+}
