@@ -50,14 +50,14 @@ type PullSummary struct {
 	// ClosureBytes is the size of the pulled tasks' objects (records and
 	// store entries); FetchedBytes what this pull downloaded (objects not
 	// here yet, action entries, the index).
-	ClosureBytes int64  `json:"closure_bytes"`
-	FetchedBytes int64  `json:"fetched_bytes"`
+	ClosureBytes int64 `json:"closure_bytes"`
+	FetchedBytes int64 `json:"fetched_bytes"`
 	// Objects counts the pulled tasks' objects; Fetched the store entries
 	// among them that this pull downloaded (not those the store or an
 	// interrupted pull's staging held).
-	Objects      int    `json:"objects"`
-	Fetched      int    `json:"fetched"`
-	TrustedBy    string `json:"trusted_by,omitempty"`
+	Objects   int    `json:"objects"`
+	Fetched   int    `json:"fetched"`
+	TrustedBy string `json:"trusted_by,omitempty"`
 }
 
 // resolution is what Pull found for one task.

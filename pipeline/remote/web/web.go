@@ -109,4 +109,3 @@ func (h *Host) Delete(context.Context, string) error {
 func (h *Host) List(context.Context, string, func(string, int64, time.Time) error) error {
 	return fmt.Errorf("%s: %w: a static web host cannot list its files", h, remote.ErrReadOnly)
 }
-
