@@ -46,7 +46,8 @@ type invocation struct {
 func commands() []command {
 	return []command{
 		&runCmd{}, &statusCmd{}, &dagCmd{}, &whyCmd{}, &eventsCmd{}, &showCmd{}, &auditCmd{}, &replayCmd{},
-		&verifyCmd{}, &reportCmd{}, &workerCmd{}, &exportCmd{}, &importCmd{}, &publishCmd{}, &gcCmd{},
+		&verifyCmd{}, &reportCmd{}, &workerCmd{}, &exportCmd{}, &importCmd{}, &publishCmd{}, &pushCmd{}, &pullCmd{},
+		&keygenCmd{}, &gcCmd{},
 	}
 }
 

@@ -77,6 +77,27 @@ func (f *flagSet) OneOf(dst *string, name, def, usage string, values ...string) 
 	})
 }
 
+// Strings binds a flag given any number of times, each value a
+// comma-separated list.
+func (f *flagSet) Strings(dst *[]string, name, usage string) {
+	f.FlagSet.StringArray(name, nil, usage)
+	f.then(func(v *viper.Viper) []string {
+		vals := v.GetStringSlice(name)
+		if f.Changed(name) {
+			vals, _ = f.GetStringArray(name)
+		}
+		*dst = nil
+		for _, val := range vals {
+			for _, s := range strings.Split(val, ",") {
+				if s = strings.TrimSpace(s); s != "" {
+					*dst = append(*dst, s)
+				}
+			}
+		}
+		return nil
+	})
+}
+
 // Bool binds a boolean flag (default false).
 func (f *flagSet) Bool(dst *bool, name, usage string) {
 	f.FlagSet.Bool(name, false, usage)

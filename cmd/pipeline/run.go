@@ -33,7 +33,10 @@ type runCmd struct {
 	// settings).
 	executor string
 	slurm    slurmFlags
-	targets  []string
+	// remote, if set, is a shared cache: pulled from before the run,
+	// pushed to as tasks finish.
+	remote  string
+	targets []string
 }
 
 // slurmFlags are the --slurm-* settings of run --executor slurm.
@@ -71,10 +74,14 @@ func (c *runCmd) define(f *flagSet) {
 	f.Duration(&s.idle, "slurm-idle", 20*time.Second, "a runner job exits after this long without an attempt to run")
 	f.Duration(&s.outage, "slurm-outage", 10*time.Minute, "how long the controller may not answer before attempts without a sign of life fail (and sbatch stops being retried)")
 	f.Duration(&s.stall, "slurm-stall", 2*time.Hour, "stop the run if nothing progresses for this long (no job starts, no attempt is taken, ends or writes)")
+	f.String(&c.remote, "remote", "", "share results through a remote: pull what the plan would reuse before the run, push each task's result as it finishes ("+remoteUsage+")")
 }
 
 func (c *runCmd) check(args []string) []string {
 	c.targets = args
+	if c.remote != "" {
+		return checkRemote("remote", c.remote)
+	}
 	return nil
 }
 
@@ -178,7 +185,18 @@ func (c *runCmd) run(inv *invocation) (int, error) {
 		}()
 		eng.Dispatcher, eng.Opt.Terminal = d, false
 	}
+	var share *sharer
+	if c.remote != "" {
+		if share, err = c.share(inv, eng); err != nil {
+			return exitFailed, err
+		}
+	}
 	res, err := eng.Run(ctx)
+	if share != nil {
+		if perr := share.finish(); perr != nil && err == nil {
+			err = perr
+		}
+	}
 	if res != nil && c.json {
 		if jerr := json.NewEncoder(stdout).Encode(res); jerr != nil {
 			return exitFailed, jerr

@@ -120,13 +120,13 @@ func sameFiles(t *testing.T, what string, before, after map[string][32]byte) {
 	}
 }
 
-// stoppedAt starts the binary with PIPELINE_CRASHPOINT=bundle.member:N:stop
-// and waits until it has stopped itself there.
-func stoppedAt(t *testing.T, bin, dir string, n string, args ...string) *exec.Cmd {
+// stoppedAt starts the binary with PIPELINE_CRASHPOINT=SITE:N:stop
+// (site:n) and waits until it has stopped itself there.
+func stoppedAt(t *testing.T, bin, dir string, at string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PIPELINE_CRASHPOINT=bundle.member:"+n+":stop")
+	cmd.Env = append(os.Environ(), "PIPELINE_CRASHPOINT="+at+":stop")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -140,7 +140,7 @@ func stoppedAt(t *testing.T, bin, dir string, n string, args ...string) *exec.Cm
 			return cmd
 		}
 	}
-	t.Fatalf("%v did not reach bundle.member hit %s", args, n)
+	t.Fatalf("%v did not reach crash point %s", args, at)
 	return nil
 }
 
@@ -178,7 +178,7 @@ func TestBundleInterrupts(t *testing.T) {
 		return names
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		cmd := stoppedAt(t, bin, root, "20", withFlags([]string{"export", target, "--to", out}, common...)...)
+		cmd := stoppedAt(t, bin, root, "bundle.member:20", withFlags([]string{"export", target, "--to", out}, common...)...)
 		code, took := interrupt(t, cmd, sig)
 		t.Logf("export stopped %v after %v", took.Round(time.Millisecond), sig)
 		if code != exitInterrupted {
@@ -217,7 +217,7 @@ func TestBundleInterrupts(t *testing.T) {
 		t.Fatalf("crash point counts of an import: %v (%v)", hits, err)
 	}
 	members := hits["bundle.member"] / 2 // each pass reads every member
-	cmd := stoppedAt(t, bin, root, strconv.Itoa(members+members/2), withFlags([]string{"import", ref}, flags("cut")...)...)
+	cmd := stoppedAt(t, bin, root, "bundle.member:"+strconv.Itoa(members+members/2), withFlags([]string{"import", ref}, flags("cut")...)...)
 	code, took := interrupt(t, cmd, syscall.SIGINT)
 	t.Logf("import stopped %v after SIGINT", took.Round(time.Millisecond))
 	if code != exitInterrupted {

@@ -36,4 +36,5 @@
 //	engine.checkpoint      a checkpoint's bytes are in the store; its event is not yet appended
 //	engine.published       a task's output manifest is in the store; its "done" event is not yet appended
 //	bundle.member          export: a member is about to be written; import: one was read
+//	remote.object          push: an object was written to the remote; pull: one was fetched and verified
 package crashpoint

@@ -11,10 +11,12 @@ import (
 
 // GCOptions says what GC keeps.
 type GCOptions struct {
-	// Keep are the task paths whose actions the index lists that are kept,
-	// with everything they reach (their action entries, records and store
-	// entries); everything else is removed.
-	Keep map[string]bool
+	// Keep are targets (stage names, task paths or /-bounded prefixes of
+	// them): the index's actions of the tasks they name are kept, with
+	// every upstream action whose output those read, and everything they
+	// reach (action entries, records, store entries); everything else is
+	// removed.
+	Keep []string
 	// Delete removes; otherwise GC only reports what it would remove.
 	Delete bool
 	// Grace spares objects written less than this long ago: a push in
@@ -58,25 +60,19 @@ func GC(ctx context.Context, b Backend, o GCOptions) (*GCReport, error) {
 		return nil, err
 	}
 	rep := &GCReport{Remote: b.String(), Deleted: o.Delete}
+	kept, err := keptActions(ctx, b, x, o.Keep)
+	if err != nil {
+		return nil, err
+	}
 	keepKeys := map[string]bool{indexKey: true}
 	for _, t := range x.Tasks {
-		if !o.Keep[t.Task] {
+		ae, ok := kept[t.Action]
+		if !ok {
 			rep.Dropped++
 			continue
 		}
 		rep.KeptTasks++
-		key := ActionKey(t.Action)
-		r, err := b.Get(ctx, key)
-		if err != nil {
-			return nil, fmt.Errorf("remote %s: the index lists %s: %w", b, key, err)
-		}
-		var ae ActionEntry
-		err = json.NewDecoder(r).Decode(&ae)
-		r.Close()
-		if err != nil || ae.Action != t.Action {
-			return nil, fmt.Errorf("%w: %s/%s (%v)", ErrDamaged, b, key, err)
-		}
-		keepKeys[key] = true
+		keepKeys[ActionKey(t.Action)] = true
 		for _, o := range append([]Object{ae.Record}, entryObjects(ae.Entries)...) {
 			if k := ObjectKey(o.SHA256); !keepKeys[k] {
 				keepKeys[k] = true
@@ -114,7 +110,7 @@ func GC(ctx context.Context, b Backend, o GCOptions) (*GCReport, error) {
 	if !o.Delete {
 		return rep, nil
 	}
-	if err := rewriteIndex(ctx, b, o, rep); err != nil {
+	if err := rewriteIndex(ctx, b, kept, o.Sign, rep); err != nil {
 		return nil, err
 	}
 	for _, key := range doomed {
@@ -127,7 +123,7 @@ func GC(ctx context.Context, b Backend, o GCOptions) (*GCReport, error) {
 
 // rewriteIndex drops the index's tasks that are not kept, by
 // compare-and-swap.
-func rewriteIndex(ctx context.Context, b Backend, o GCOptions, rep *GCReport) error {
+func rewriteIndex(ctx context.Context, b Backend, kept map[string]*ActionEntry, k *Key, rep *GCReport) error {
 	for try := 0; ; try++ {
 		data, ver, err := b.Load(ctx, indexKey)
 		if err != nil {
@@ -137,16 +133,16 @@ func rewriteIndex(ctx context.Context, b Backend, o GCOptions, rep *GCReport) er
 		if err != nil {
 			return err
 		}
-		var kept []IndexTask
+		var keep []IndexTask
 		for _, t := range x.Tasks {
-			if o.Keep[t.Task] {
-				kept = append(kept, t)
+			if kept[t.Action] != nil {
+				keep = append(keep, t)
 			}
 		}
-		x.Tasks = kept
+		x.Tasks = keep
 		signed := len(x.Signatures) > 0
-		if o.Sign != nil {
-			x.sign(o.Sign)
+		if k != nil {
+			x.sign(k)
 		} else {
 			x.prune()
 		}
@@ -164,4 +160,43 @@ func entryObjects(es []Entry) []Object {
 		out[i] = e.Object
 	}
 	return out
+}
+
+// keptActions reads the action entries of the index's tasks the targets
+// name and, through their inputs, of every upstream task they read.
+func keptActions(ctx context.Context, b Backend, x *Index, targets []string) (map[string]*ActionEntry, error) {
+	byOutput := map[[2]string][]IndexTask{}
+	var todo []IndexTask
+	for _, t := range x.Tasks {
+		byOutput[[2]string{t.Task, t.Output}] = append(byOutput[[2]string{t.Task, t.Output}], t)
+		for _, target := range targets {
+			target = strings.TrimSuffix(target, "/")
+			if t.Task == target || strings.HasPrefix(t.Task, target+"/") {
+				todo = append(todo, t)
+				break
+			}
+		}
+	}
+	kept := map[string]*ActionEntry{}
+	for len(todo) > 0 {
+		t := todo[0]
+		todo = todo[1:]
+		if kept[t.Action] != nil {
+			continue
+		}
+		key := ActionKey(t.Action)
+		data, _, err := b.Load(ctx, key)
+		if err != nil {
+			return nil, fmt.Errorf("remote %s: the index lists %s: %w", b, key, err)
+		}
+		var ae ActionEntry
+		if err := json.Unmarshal(data, &ae); err != nil || ae.Action != t.Action || sum256(data) != t.Entry {
+			return nil, fmt.Errorf("%w: %s/%s is not the entry the index lists (%v)", ErrDamaged, b, key, err)
+		}
+		kept[t.Action] = &ae
+		for _, in := range ae.Inputs {
+			todo = append(todo, byOutput[[2]string{in.Task, in.Output}]...)
+		}
+	}
+	return kept, nil
 }

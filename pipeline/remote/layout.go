@@ -1,9 +1,11 @@
 package remote
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -43,7 +45,8 @@ type Entry struct {
 }
 
 // ActionEntry is what the remote holds of one recorded action: the task,
-// its output, the record of its run (a bundle.Record, gob-encoded, as an
+// its output, the upstream outputs it read (from its identity
+// transcript), the record of its run (a bundle.Record, gob-encoded, as an
 // object) and the store entries of its output (the output manifest first,
 // then its files). It is written once, after every object it names.
 type ActionEntry struct {
@@ -51,8 +54,15 @@ type ActionEntry struct {
 	Task    string  `json:"task"`
 	Action  string  `json:"action"`
 	Output  string  `json:"output"`
+	Inputs  []Input `json:"inputs,omitempty"`
 	Record  Object  `json:"record"`
 	Entries []Entry `json:"entries"`
+}
+
+// Input is one upstream output a task read.
+type Input struct {
+	Task   string `json:"task"`
+	Output string `json:"output"`
 }
 
 // encode is the entry's bytes: the same entry, the same bytes.
@@ -103,7 +113,7 @@ func (x *Index) body() []byte {
 }
 
 func (x *Index) encode() []byte {
-	b, _ := json.MarshalIndent(x, "", " ")
+	b, _ := json.Marshal(x)
 	return append(b, '\n')
 }
 
@@ -160,4 +170,21 @@ func validSum(s string) bool {
 	}
 	_, err := hex.DecodeString(s)
 	return err == nil && strings.ToLower(s) == s
+}
+
+// Latest returns what b's index says of its latest push (false: there is
+// no index, or it records no push).
+func Latest(ctx context.Context, b Backend) (Pushed, bool, error) {
+	data, _, err := b.Load(ctx, indexKey)
+	if errors.Is(err, ErrNotFound) {
+		return Pushed{}, false, nil
+	}
+	if err != nil {
+		return Pushed{}, false, err
+	}
+	x, err := decodeIndex(data, b.String())
+	if err != nil || len(x.Pushes) == 0 {
+		return Pushed{}, false, err
+	}
+	return x.Pushes[len(x.Pushes)-1], true, nil
 }

@@ -18,6 +18,7 @@ import (
 	"zorepro/pipeline"
 	"zorepro/pipeline/atomicfile"
 	"zorepro/pipeline/bundle"
+	"zorepro/pipeline/crashpoint"
 	"zorepro/pipeline/dag"
 	"zorepro/pipeline/store"
 )
@@ -48,10 +49,12 @@ type PullSummary struct {
 	// Reasons says why each missing task is missing.
 	Reasons map[string]string `json:"reasons"`
 	// ClosureBytes is the size of the pulled tasks' objects (records and
-	// store entries); FetchedBytes what this pull downloaded (objects not
-	// here yet, action entries, the index).
-	ClosureBytes int64 `json:"closure_bytes"`
-	FetchedBytes int64 `json:"fetched_bytes"`
+	// store entries); FetchedBytes what this pull downloaded of them (not
+	// what the store or an interrupted pull's staging held);
+	// MetadataBytes what it read besides (the index, action entries).
+	ClosureBytes  int64 `json:"closure_bytes"`
+	FetchedBytes  int64 `json:"fetched_bytes"`
+	MetadataBytes int64 `json:"metadata_bytes"`
 	// Objects counts the pulled tasks' objects; Fetched the store entries
 	// among them that this pull downloaded (not those the store or an
 	// interrupted pull's staging held).
@@ -76,7 +79,8 @@ type puller struct {
 	staging string
 	index   map[string]IndexTask // by action; nil: no index
 	trusted bool
-	fetched atomic.Int64
+	fetched atomic.Int64 // objects
+	meta    atomic.Int64 // index, action entries
 }
 
 // Pull fetches from b the recorded results of the engine's plan (the
@@ -106,7 +110,7 @@ func Pull(ctx context.Context, eng *pipeline.Engine, b Backend, o PullOptions) (
 	case err != nil:
 		return nil, err
 	default:
-		p.fetched.Add(int64(len(data)))
+		p.meta.Add(int64(len(data)))
 		x, err := decodeIndex(data, b.String())
 		if err != nil {
 			return nil, err
@@ -198,7 +202,7 @@ func Pull(ctx context.Context, eng *pipeline.Engine, b Backend, o PullOptions) (
 			return nil, err
 		}
 	}
-	sum.FetchedBytes = p.fetched.Load()
+	sum.FetchedBytes, sum.MetadataBytes = p.fetched.Load(), p.meta.Load()
 	os.RemoveAll(p.staging)
 	os.Remove(filepath.Dir(p.staging)) // incoming/, if no other pull stages there
 	return sum, nil
@@ -334,7 +338,7 @@ func (p *puller) getSmall(ctx context.Context, key string, limit int64) ([]byte,
 	}
 	defer r.Close()
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	p.fetched.Add(int64(len(data)))
+	p.meta.Add(int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("remote %s: %s: %w", p.b, key, err)
 	}
@@ -393,7 +397,11 @@ func (p *puller) stage(ctx context.Context, o Object, id, task string) (bool, er
 	case id != "" && xh.ID().String() != id:
 		return false, fmt.Errorf("%w: %s/%s: its bytes have content ID %s, its action entry says %s", ErrDamaged, p.b, key, xh.ID(), id)
 	}
-	return true, os.Rename(f.Name(), final)
+	if err := os.Rename(f.Name(), final); err != nil {
+		return false, err
+	}
+	crashpoint.Hit("remote.object")
+	return true, nil
 }
 
 // readRecord decodes a staged record and checks it against its entry.

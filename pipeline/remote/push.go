@@ -17,6 +17,7 @@ import (
 
 	"zorepro/pipeline"
 	"zorepro/pipeline/bundle"
+	"zorepro/pipeline/crashpoint"
 	"zorepro/pipeline/provenance"
 	"zorepro/pipeline/store"
 )
@@ -72,15 +73,27 @@ func Push(ctx context.Context, eng *pipeline.Engine, b Backend, o PushOptions) (
 		return nil, err
 	}
 	var missing []string
+	var outs []TaskOutput
 	for _, x := range xs {
 		if x.Do != provenance.WouldCache {
 			missing = append(missing, x.Task)
 		}
+		outs = append(outs, TaskOutput{Task: x.Task, Output: x.Output})
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%w: %d of %d task(s) are not recorded for this binary and dag.yaml in %s, e.g. %s; run them first",
 			ErrNotRecorded, len(missing), len(xs), eng.Store.Root(), strings.Join(missing[:min(3, len(missing))], ", "))
 	}
+	return PushOutputs(ctx, eng, b, outs, o)
+}
+
+// TaskOutput is one recorded output of a task.
+type TaskOutput struct{ Task, Output string }
+
+// PushOutputs is Push of the given recorded outputs (run --remote pushes
+// each task's as it finishes).
+func PushOutputs(ctx context.Context, eng *pipeline.Engine, b Backend, outs []TaskOutput, o PushOptions) (*PushSummary, error) {
+	rec := provenance.New(eng)
 	spool, err := os.CreateTemp("", "pipeline-push-*")
 	if err != nil {
 		return nil, err
@@ -88,12 +101,12 @@ func Push(ctx context.Context, eng *pipeline.Engine, b Backend, o PushOptions) (
 	os.Remove(spool.Name()) // unlinked: the open file is the only reference
 	defer spool.Close()
 
-	sum := &PushSummary{Remote: b.String(), Tasks: len(xs), Added: []string{}}
+	sum := &PushSummary{Remote: b.String(), Tasks: len(outs), Added: []string{}}
 	ups := map[string]upload{}
 	known := map[string]Entry{}
 	var entries []ActionEntry
 	var off int64
-	for _, x := range xs {
+	for _, x := range outs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -114,7 +127,7 @@ func Push(ctx context.Context, eng *pipeline.Engine, b Backend, o PushOptions) (
 		ups[robj.SHA256] = upload{key: ObjectKey(robj.SHA256), obj: robj, open: func() (io.ReadSeekCloser, error) {
 			return nopCloser{io.NewSectionReader(spool, start, n)}, nil
 		}}
-		ae := ActionEntry{Format: Format, Task: r.Task, Action: r.Action, Output: r.Output, Record: robj}
+		ae := ActionEntry{Format: Format, Task: r.Task, Action: r.Action, Output: r.Output, Record: robj, Inputs: inputsOf(r.Transcript)}
 		for _, id := range r.Entries {
 			e, ok := known[id]
 			if !ok {
@@ -268,6 +281,7 @@ func putObject(ctx context.Context, b Backend, u upload) (bool, error) {
 	if errors.Is(err, ErrExists) {
 		return false, nil // another pusher wrote it meanwhile
 	}
+	crashpoint.Hit("remote.object")
 	return err == nil, err
 }
 
@@ -311,3 +325,14 @@ func nonEmpty(ss []string) []string {
 type nopCloser struct{ io.ReadSeeker }
 
 func (nopCloser) Close() error { return nil }
+
+// inputsOf reads the "input SLOT TASK OUTPUT" lines of a transcript.
+func inputsOf(transcript string) []Input {
+	var out []Input
+	for _, l := range strings.Split(transcript, "\n") {
+		if f := strings.Fields(l); len(f) == 4 && f[0] == "input" {
+			out = append(out, Input{Task: f[2], Output: f[3]})
+		}
+	}
+	return out
+}
