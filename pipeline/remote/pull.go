@@ -375,7 +375,7 @@ func (p *puller) stage(ctx context.Context, o Object, id, task string) (bool, er
 	}
 	defer os.Remove(f.Name())
 	h, xh := sha256.New(), store.NewHash()
-	n, err := io.Copy(io.MultiWriter(f, h, xh), io.LimitReader(ctxReader{ctx, r}, o.Bytes+1))
+	n, err := io.Copy(io.MultiWriter(f, h, xh), io.LimitReader(ContextReader{Ctx: ctx, R: r}, o.Bytes+1))
 	p.fetched.Add(n)
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -468,15 +468,16 @@ func (p *puller) adopt(e Entry) error {
 	return p.eng.Store.Adopt(id, p.staged(e.SHA256))
 }
 
-// ctxReader reads r until ctx is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
+// ContextReader reads R until Ctx is done (then Read returns Ctx's
+// error): a long copy that a signal can stop.
+type ContextReader struct {
+	Ctx context.Context
+	R   io.Reader
 }
 
-func (c ctxReader) Read(b []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
+func (c ContextReader) Read(b []byte) (int, error) {
+	if err := c.Ctx.Err(); err != nil {
 		return 0, err
 	}
-	return c.r.Read(b)
+	return c.R.Read(b)
 }

@@ -90,7 +90,7 @@ func (d *Dir) Create(ctx context.Context, key string, r io.ReadSeeker, size int6
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
-	n, err := io.Copy(f, ctxReader{ctx, r})
+	n, err := io.Copy(f, remote.ContextReader{Ctx: ctx, R: r})
 	if err == nil && n != size {
 		err = fmt.Errorf("remote %s: %s: read %d bytes, want %d", d, key, n, size)
 	}
@@ -222,17 +222,4 @@ func (d *Dir) Delete(_ context.Context, key string) error {
 		return err
 	}
 	return nil
-}
-
-// ctxReader reads r until ctx is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
