@@ -13,6 +13,7 @@ import (
 
 	"zorepro/pipeline"
 	"zorepro/pipeline/provenance"
+	"zorepro/pipeline/store"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
 	"zorepro/stages/audit"
@@ -29,7 +30,8 @@ type auditCmd struct {
 
 func (c *auditCmd) doc() commandDoc {
 	return commandDoc{name: "audit", args: "FIGURE", summary: "recompute every point of a figure from its events; --x: the chain behind one point",
-		detail: "FIGURE is a file under --figures (any of its PNG, SVG or CSV) or an artifact ID."}
+		detail: "FIGURE is a file under --figures (any of its PNG, SVG or CSV), the name of one the profile's plots recorded\n" +
+			"(a store just pulled or imported need not export them first), or an artifact ID."}
 }
 
 func (c *auditCmd) define(f *flagSet) {
@@ -67,6 +69,15 @@ func (c *auditCmd) audit(eng *pipeline.Engine, stdout io.Writer) (int, error) {
 		if b, err := os.ReadFile(p); err == nil {
 			content, ref = b, p
 			break
+		}
+	}
+	if content == nil && !strings.HasPrefix(ref, "xxh64-") {
+		// Not exported here (a store just pulled or imported): the file of
+		// that name the profile's figure tasks recorded.
+		if b, err := recordedFigure(eng, ref); err != nil {
+			return exitFailed, err
+		} else if b != nil {
+			content = b
 		}
 	}
 	src, err := provenance.New(eng).FindFigure(ref, content)
@@ -264,4 +275,27 @@ func (c *auditCmd) auditReport(eng *pipeline.Engine, ref string, src *provenance
 		return exitFailed, fmt.Errorf("audit: %d of %d claims and %d of %d points differ from their recomputation", rep.Checked-rep.Equal, rep.Checked, rep.Points[1]-rep.Points[0], rep.Points[1])
 	}
 	return exitOK, nil
+}
+
+// recordedFigure returns the bytes of the file named name among the
+// figure files the plan's figure tasks recorded at the identities this
+// binary and dag.yaml give them (nil if none has that name).
+func recordedFigure(eng *pipeline.Engine, name string) ([]byte, error) {
+	xs, err := provenance.New(eng).Explain()
+	if err != nil {
+		return nil, err
+	}
+	figs, err := figureFiles(eng, xs)
+	if err != nil {
+		return nil, err
+	}
+	id, ok := figs.Files[filepath.Base(name)]
+	if !ok {
+		return nil, nil
+	}
+	sid, err := store.ParseID(id)
+	if err != nil {
+		return nil, err
+	}
+	return eng.Store.Get(sid)
 }

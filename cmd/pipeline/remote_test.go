@@ -122,9 +122,13 @@ func TestRemoteRoundTrips(t *testing.T) {
 		t.Fatalf("pull of plot/fig3a-swimmer: exit %d, %d tasks pulled (its closure has %d), fetched %d bytes for a closure of %d", code, len(s.Pulled), want, s.FetchedBytes, s.ClosureBytes)
 	}
 	t.Logf("pull of plot/fig3a-swimmer: %d tasks, fetched %d bytes for a closure of %d, and %d bytes of index and action entries", len(s.Pulled), s.FetchedBytes, s.ClosureBytes, s.MetadataBytes)
-	pipelineRun(t, bin, root, append(store("one"), "plot/fig3a-swimmer", "--profile", "smoke")...)
-	if out, code := cli(t, bin, root, withFlags([]string{"audit", "fig3a-swimmer.svg"}, store("one")...)...); code != 0 {
+	// A reader's two commands: pull one figure, audit it (from the store:
+	// nothing exported yet).
+	if out, code := cli(t, bin, root, withFlags([]string{"audit", "fig3a-swimmer.svg", "--profile", "smoke"}, store("one")...)...); code != 0 || !strings.Contains(out, "plotted points equal, bit for bit") {
 		t.Errorf("audit after pulling one figure: exit %d\n%s", code, out)
+	}
+	if res, _ := pipelineRun(t, bin, root, append(store("one"), "plot/fig3a-swimmer", "--profile", "smoke")...); len(res.Executed) != 0 {
+		t.Errorf("a run of the pulled figure executed %v", res.Executed)
 	}
 
 	// A wrongly signed index, then a damaged object: refused, the store as
