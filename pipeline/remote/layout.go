@@ -32,10 +32,13 @@ func ObjectKey(sum string) string { return "objects/" + sum[:2] + "/" + sum }
 // ActionKey is where the entry of an action lives.
 func ActionKey(action string) string { return "actions/" + action + ".json" }
 
-// Object is a content-addressed object: its SHA-256 (hex) and size.
+// Object is a content-addressed object: content stored gzip-compressed,
+// named by the SHA-256 (hex) of the stored bytes, with their number and
+// the content's (Size).
 type Object struct {
 	SHA256 string `json:"sha256"`
 	Bytes  int64  `json:"bytes"`
+	Size   int64  `json:"size"`
 }
 
 // Entry is a store entry held as an object: its content ID in a store.
@@ -160,7 +163,7 @@ func (x *Index) merge(tasks []IndexTask, p *Pushed) (diverged []string) {
 
 func sum256(b []byte) Object {
 	h := sha256.Sum256(b)
-	return Object{SHA256: hex.EncodeToString(h[:]), Bytes: int64(len(b))}
+	return Object{SHA256: hex.EncodeToString(h[:]), Bytes: int64(len(b)), Size: int64(len(b))}
 }
 
 // validSum reports whether s is a SHA-256 in hex (lowercase).

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/gob"
@@ -154,14 +155,23 @@ func Pull(ctx context.Context, eng *pipeline.Engine, b Backend, o PullOptions) (
 	if err != nil {
 		return nil, err
 	}
+	// A damaged object does not stop the others: they are verified and
+	// staged, so that once it is repaired the same pull fetches it alone.
 	fetched := make([]bool, len(need))
+	damaged := make([]error, len(need))
 	err = parallel(ctx, jobsOr(o.Jobs), need, func(ctx context.Context, i int, e Entry) error {
 		var err error
 		fetched[i], err = p.stage(ctx, e.Object, e.ID, "")
+		if errors.Is(err, ErrDamaged) {
+			damaged[i], err = err, nil
+		}
 		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if errs := nonNil(damaged); len(errs) > 0 {
+		return nil, fmt.Errorf("%w; nothing was recorded: the %d other objects the pull needs are verified and wait in %s", errors.Join(errs...), len(need)-len(errs), p.staging)
 	}
 	for _, f := range fetched {
 		if f {
@@ -314,7 +324,7 @@ func (p *puller) resolve(ctx context.Context, t *dag.Task, res map[*dag.Task]*re
 		return nil, fmt.Sprintf("%s (action %s: the remote's output %s, this store's %s)", t.Path, action, ae.Output, have.Output), nil
 	}
 	r := &resolution{output: ae.Output, entry: &ae, lines: strings.Join(lines, "\n")}
-	if ae.Record.Bytes > MaxRecord {
+	if ae.Record.Size > MaxRecord {
 		return nil, "", fmt.Errorf("%w: %s: the record of %s is %d bytes, more than a record may be", ErrDamaged, p.b, t.Path, ae.Record.Bytes)
 	}
 	if _, err := p.stage(ctx, ae.Record, "", t.Path); err != nil {
@@ -357,7 +367,7 @@ func (p *puller) staged(sum string) string { return filepath.Join(p.staging, sum
 // task in errors ("" for entries).
 func (p *puller) stage(ctx context.Context, o Object, id, task string) (bool, error) {
 	final := p.staged(o.SHA256)
-	if fi, err := os.Stat(final); err == nil && fi.Size() == o.Bytes {
+	if fi, err := os.Stat(final); err == nil && fi.Size() == o.Size {
 		return false, nil
 	}
 	key := ObjectKey(o.SHA256)
@@ -374,28 +384,42 @@ func (p *puller) stage(ctx context.Context, o Object, id, task string) (bool, er
 		return false, err
 	}
 	defer os.Remove(f.Name())
-	h, xh := sha256.New(), store.NewHash()
-	n, err := io.Copy(io.MultiWriter(f, h, xh), io.LimitReader(ContextReader{Ctx: ctx, R: r}, o.Bytes+1))
-	p.fetched.Add(n)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		return false, fmt.Errorf("remote %s: %s: %w", p.b, key, err)
-	}
-	got := hex.EncodeToString(h.Sum(nil))
 	what := ""
 	if task != "" {
 		what = " (the record of " + task + ")"
 	}
+	damaged := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s/%s%s: %s", ErrDamaged, p.b, key, what, fmt.Sprintf(format, args...))
+	}
+	// The stored bytes are hashed as they arrive; the content they
+	// decompress to is written and hashed by its content ID.
+	h, xh := sha256.New(), store.NewHash()
+	stored := &countingReader{r: io.TeeReader(io.LimitReader(ContextReader{Ctx: ctx, R: r}, o.Bytes+1), h)}
+	var n int64
+	zr, err := gzip.NewReader(stored)
+	if err == nil {
+		zr.Multistream(false)
+		n, err = io.Copy(io.MultiWriter(f, xh), io.LimitReader(zr, o.Size+1))
+		if err == nil {
+			_, err = io.Copy(io.Discard, stored) // the rest: the hash covers every byte
+		}
+	}
+	p.fetched.Add(stored.n)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	got := hex.EncodeToString(h.Sum(nil))
 	switch {
-	case n != o.Bytes || got != o.SHA256:
-		return false, fmt.Errorf("%w: %s/%s%s: %d bytes with SHA-256 %s, its name says %d bytes, %s", ErrDamaged, p.b, key, what, n, got, o.Bytes, o.SHA256)
+	case ctx.Err() != nil:
+		return false, ctx.Err()
+	case stored.n != o.Bytes || got != o.SHA256:
+		return false, damaged("%d bytes with SHA-256 %s, its name says %d bytes, %s", stored.n, got, o.Bytes, o.SHA256)
+	case err != nil:
+		return false, damaged("%v", err)
+	case n != o.Size:
+		return false, damaged("it decompresses to %d bytes, its action entry says %d", n, o.Size)
 	case id != "" && xh.ID().String() != id:
-		return false, fmt.Errorf("%w: %s/%s: its bytes have content ID %s, its action entry says %s", ErrDamaged, p.b, key, xh.ID(), id)
+		return false, damaged("its content has content ID %s, its action entry says %s", xh.ID(), id)
 	}
 	if err := os.Rename(f.Name(), final); err != nil {
 		return false, err
@@ -480,4 +504,26 @@ func (c ContextReader) Read(b []byte) (int, error) {
 		return 0, err
 	}
 	return c.R.Read(b)
+}
+
+// countingReader counts what it reads.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	return n, err
+}
+
+func nonNil(errs []error) []error {
+	var out []error
+	for _, err := range errs {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/gob"
@@ -105,7 +106,14 @@ func PushOutputs(ctx context.Context, eng *pipeline.Engine, b Backend, outs []Ta
 	ups := map[string]upload{}
 	known := map[string]Entry{}
 	var entries []ActionEntry
-	var off int64
+	sp := &spooler{f: spool}
+	add := func(r io.Reader) (Object, error) {
+		o, open, err := sp.pack(r)
+		if err == nil {
+			ups[o.SHA256] = upload{key: ObjectKey(o.SHA256), obj: o, open: open}
+		}
+		return o, err
+	}
 	for _, x := range outs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -118,25 +126,29 @@ func PushOutputs(ctx context.Context, eng *pipeline.Engine, b Backend, outs []Ta
 		if err := gob.NewEncoder(&buf).Encode(r); err != nil {
 			return nil, err
 		}
-		robj := sum256(buf.Bytes())
-		if _, err := spool.WriteAt(buf.Bytes(), off); err != nil {
+		robj, err := add(&buf)
+		if err != nil {
 			return nil, err
 		}
-		start, n := off, int64(buf.Len())
-		off += n
-		ups[robj.SHA256] = upload{key: ObjectKey(robj.SHA256), obj: robj, open: func() (io.ReadSeekCloser, error) {
-			return nopCloser{io.NewSectionReader(spool, start, n)}, nil
-		}}
 		ae := ActionEntry{Format: Format, Task: r.Task, Action: r.Action, Output: r.Output, Record: robj, Inputs: inputsOf(r.Transcript)}
 		for _, id := range r.Entries {
 			e, ok := known[id]
 			if !ok {
-				if e, err = hashEntry(eng.Store, id); err != nil {
+				sid, err := store.ParseID(id)
+				if err != nil {
+					return nil, err
+				}
+				er, _, err := eng.Store.Open(sid) // checks the content ID as it reads
+				if err != nil {
 					return nil, fmt.Errorf("%s: %w", x.Task, err)
 				}
+				o, err := add(er)
+				er.Close()
+				if err != nil {
+					return nil, fmt.Errorf("%s: entry %s: %w", x.Task, id, err)
+				}
+				e = Entry{ID: id, Object: o}
 				known[id] = e
-				path := eng.Store.Path(mustID(id))
-				ups[e.SHA256] = upload{key: ObjectKey(e.SHA256), obj: e.Object, open: func() (io.ReadSeekCloser, error) { return os.Open(path) }}
 			}
 			ae.Entries = append(ae.Entries, e)
 		}
@@ -285,31 +297,44 @@ func putObject(ctx context.Context, b Backend, u upload) (bool, error) {
 	return err == nil, err
 }
 
-// hashEntry hashes a store entry (checking its content ID as it goes).
-func hashEntry(st *store.Store, id string) (Entry, error) {
-	sid, err := store.ParseID(id)
-	if err != nil {
-		return Entry{}, err
-	}
-	r, _, err := st.Open(sid)
-	if err != nil {
-		return Entry{}, err
-	}
-	defer r.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, r)
-	if err != nil {
-		return Entry{}, err
-	}
-	return Entry{ID: id, Object: Object{SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: n}}, nil
+// spooler compresses objects into a spool file (unlinked, so that nothing
+// is left however the process ends), so that each is hashed once and
+// uploaded from there.
+type spooler struct {
+	f   *os.File
+	off int64
 }
 
-func mustID(id string) store.ID {
-	sid, err := store.ParseID(id)
-	if err != nil {
-		panic(err) // hashEntry parsed it
+// pack compresses what r yields into the spool and returns the object
+// and how to read its stored bytes.
+func (s *spooler) pack(r io.Reader) (Object, func() (io.ReadSeekCloser, error), error) {
+	start := s.off
+	h := sha256.New()
+	w := &offsetWriter{f: s.f, off: start}
+	zw, _ := gzip.NewWriterLevel(io.MultiWriter(w, h), gzip.BestCompression)
+	size, err := io.Copy(zw, r)
+	if err == nil {
+		err = zw.Close()
 	}
-	return sid
+	if err != nil {
+		return Object{}, nil, err
+	}
+	n := w.off - start
+	s.off = w.off
+	o := Object{SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: n, Size: size}
+	return o, func() (io.ReadSeekCloser, error) { return nopCloser{io.NewSectionReader(s.f, start, n)}, nil }, nil
+}
+
+// offsetWriter writes at increasing offsets of a file.
+type offsetWriter struct {
+	f   *os.File
+	off int64
+}
+
+func (w *offsetWriter) Write(p []byte) (int, error) {
+	n, err := w.f.WriteAt(p, w.off)
+	w.off += int64(n)
+	return n, err
 }
 
 func nonEmpty(ss []string) []string {

@@ -17,26 +17,39 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
-// motoServer finds moto's moto_server: on PATH, else in pyenv's shims.
-func motoServer() (string, error) {
-	if p, err := exec.LookPath("moto_server"); err == nil {
-		return p, nil
+// motoPython finds a Python that has moto (moto_server's own, which these
+// machines' pyenv provides).
+func motoPython() (string, error) {
+	candidates := []string{"python3"}
+	for _, dir := range []string{"/root/.pyenv/shims", filepath.Join(os.Getenv("HOME"), ".pyenv/shims")} {
+		candidates = append(candidates, filepath.Join(dir, "python3"))
 	}
-	for _, p := range []string{"/root/.pyenv/shims/moto_server", filepath.Join(os.Getenv("HOME"), ".pyenv/shims/moto_server")} {
-		if _, err := os.Stat(p); err == nil {
+	for _, c := range candidates {
+		if p, err := exec.LookPath(c); err == nil && exec.Command(p, "-c", "import moto.server").Run() == nil {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("moto_server not found (pip install 'moto[server]'; .ci/run installs it)")
+	return "", fmt.Errorf("no Python with moto found (moto_server's; pip install 'moto[server]'; .ci/run checks for it)")
 }
 
-// S3 starts an S3 server on loopback for the test, creates bucket in it,
+// serveMoto is moto_server's main with one difference: requests are served
+// one at a time. moto's threaded server checks a conditional write and
+// makes it in two steps, so that two racing writers can both succeed,
+// which S3 never allows; served in turn, moto is S3 as the remote relies
+// on it.
+const serveMoto = `import sys
+from werkzeug.serving import run_simple
+from moto.server import DomainDispatcherApplication, create_backend_app
+run_simple(sys.argv[1], int(sys.argv[2]), DomainDispatcherApplication(create_backend_app), threaded=False)
+`
+
+// S3 starts an S3 server (moto) on loopback for the test, creates bucket in it,
 // points the AWS environment variables at it (t.Setenv) and returns its
-// endpoint. The server stops when the test ends. A machine without
-// moto_server fails the test: the S3 remote must be tested.
+// endpoint. The server stops when the test ends. A machine without moto
+// fails the test: the S3 remote must be tested.
 func S3(t *testing.T, bucket string) string {
 	t.Helper()
-	bin, err := motoServer()
+	python, err := motoPython()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +59,7 @@ func S3(t *testing.T, bucket string) string {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command(bin, "-H", "127.0.0.1", "-p", strconv.Itoa(port))
+	cmd := exec.Command(python, "-c", serveMoto, "127.0.0.1", strconv.Itoa(port))
 	cmd.Stdout, cmd.Stderr = nil, nil
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
