@@ -66,30 +66,7 @@ func TestReportInChromium(t *testing.T) {
 		t.Skip("chromium is not installed (apt-get install chromium; .ci/run installs it)")
 	}
 	url := "file://" + filepath.Join(figDir, "report.html")
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + t.TempDir()}
-	run := func(args ...string) []byte {
-		t.Helper()
-		cmd := exec.Command(chromium, append(base, args...)...)
-		if !strings.HasPrefix(args[len(args)-1], "file://") {
-			cmd.Args = append(cmd.Args, url)
-		}
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		done := make(chan struct{})
-		var out []byte
-		go func() { out, err = cmd.Output(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(2 * time.Minute):
-			cmd.Process.Kill()
-			<-done
-			t.Fatalf("chromium %v did not finish\n%s", args, stderr.String())
-		}
-		if err != nil {
-			t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
-		}
-		return out
-	}
+	run := chromiumRunner(t, chromium, url, nil)
 	dom := string(run("--dump-dom"))
 	if n := strings.Count(dom, `<tr class="claim `); n != len(doc.Claims) {
 		t.Errorf("rendered DOM has %d claim rows, want %d", n, len(doc.Claims))
@@ -115,6 +92,39 @@ func TestReportInChromium(t *testing.T) {
 	checkScaleAndNarrowLayout(t, page, doc.Claims, run)
 
 	checkScreenshotNotBlank(t, run)
+	checkFiguresWithoutTheirFont(t, page, chromium)
+}
+
+// chromiumRunner returns a function that runs headless chromium with
+// args (and url unless the last argument is a file:// URL) and env added
+// to the environment, and returns its standard output.
+func chromiumRunner(t *testing.T, chromium, url string, env []string) func(...string) []byte {
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + t.TempDir()}
+	return func(args ...string) []byte {
+		t.Helper()
+		cmd := exec.Command(chromium, append(base, args...)...)
+		cmd.Env = append(os.Environ(), env...)
+		if !strings.HasPrefix(args[len(args)-1], "file://") {
+			cmd.Args = append(cmd.Args, url)
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		done := make(chan struct{})
+		var out []byte
+		var err error
+		go func() { out, err = cmd.Output(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Minute):
+			cmd.Process.Kill()
+			<-done
+			t.Fatalf("chromium %v did not finish\n%s", args, stderr.String())
+		}
+		if err != nil {
+			t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
+		}
+		return out
+	}
 }
 
 // checkScreenshotNotBlank: a screenshot of the page is not blank.
@@ -285,12 +295,19 @@ func compactJSON(t *testing.T, raw []byte) string {
 }
 
 // checkSelfContained: nothing is fetched: no src, no href but in-page
-// anchors, no url() in styles, no script.
+// anchors, no url() in styles but the data: URL of the figures' font, no
+// script.
 func checkSelfContained(t *testing.T, page []byte) {
 	t.Helper()
-	for _, re := range []string{`(?i)\ssrc\s*=`, `(?i)\shref\s*=\s*"[^#]`, `(?i)url\(`, `(?i)<script`, `(?i)<link`, `(?i)@import`} {
+	for _, re := range []string{`(?i)\ssrc\s*=`, `(?i)\shref\s*=\s*"[^#]`, `(?i)<script`, `(?i)<link`, `(?i)@import`} {
 		if m := regexp.MustCompile(re).Find(page); m != nil {
 			t.Errorf("report.html refers outside itself: %q", m)
+		}
+	}
+	// The one url() allowed: the figures' font, inside the page.
+	for _, m := range regexp.MustCompile(`(?i)url\(\s*['"]?([^,)]*)`).FindAllSubmatch(page, -1) {
+		if !bytes.HasPrefix(m[1], []byte("data:font/ttf;base64")) {
+			t.Errorf("report.html refers outside itself: url(%s", m[1])
 		}
 	}
 }
@@ -339,7 +356,7 @@ document.body.appendChild(pre);
 // measureInChromium renders page with script added before </body> in a
 // window of size ("W,H") and decodes into v the JSON the script leaves in
 // <pre id="measured">.
-func measureInChromium(t *testing.T, run func(...string) []byte, page []byte, script, size string, v any) {
+func measureInChromium(t *testing.T, run func(...string) []byte, page []byte, script, size string, v any, args ...string) {
 	t.Helper()
 	i := bytes.LastIndex(page, []byte("</body>"))
 	if i < 0 {
@@ -350,7 +367,7 @@ func measureInChromium(t *testing.T, run func(...string) []byte, page []byte, sc
 	if err := os.WriteFile(path, measured, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom := string(run("--window-size="+size, "--dump-dom", "file://"+path))
+	dom := string(run(append(append([]string{"--window-size=" + size}, args...), "--dump-dom", "file://"+path)...))
 	m := regexp.MustCompile(`(?s)<pre id="measured">(.*?)</pre>`).FindStringSubmatch(dom)
 	if m == nil {
 		t.Fatal("the measuring script left nothing in the DOM")

@@ -81,6 +81,7 @@ type figure struct {
 	panels     []panelData
 	legend     []CurveStyle // styles used by some panel, in Spec.Curves order
 	legendRows [][]int      // indices into legend, one slice per row
+	title      string       // wrapped to the figure width, lines joined by "\n"
 	caption    string       // wrapped, lines joined by "\n"
 
 	titleH, legendH, captionH vg.Length
@@ -291,7 +292,8 @@ func (f *figure) layout() error {
 	}
 	inner := f.w - 2*margin
 	if spec.Title != "" {
-		f.titleH = titleStyle.Height(spec.Title) + gap
+		f.title = wrapText(titleStyle, spec.Title, inner)
+		f.titleH = titleStyle.Height(f.title) + gap
 	}
 	f.layoutLegend(inner)
 	f.caption = wrapText(captionStyle, spec.Caption, inner)
@@ -389,7 +391,7 @@ func (f *figure) draw(c draw.Canvas) {
 	left, right := c.Min.X+margin, c.Max.X-margin
 
 	if f.spec.Title != "" {
-		c.FillText(titleStyle, vg.Point{X: (left + right) / 2, Y: top}, f.spec.Title)
+		c.FillText(titleStyle, vg.Point{X: (left + right) / 2, Y: top}, f.title)
 		top -= f.titleH
 	}
 

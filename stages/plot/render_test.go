@@ -414,3 +414,35 @@ func TestSciText(t *testing.T) {
 		}
 	}
 }
+
+// A title wider than the figure is wrapped to its width (the olr-regret
+// title ran 29 points past both edges of its 403-point figure), and no
+// word of it is lost.
+func TestRenderWrapsALongTitle(t *testing.T) {
+	spec, series := linregFixture()
+	spec.Width = 3 * vg.Inch
+	spec.Title = "Online linear regression with partial information (Theorem 1), a title longer than the figure is wide"
+	curves, err := Aggregate(series, BandMinMaxStd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := newFigure(spec, curves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(f.title, "\n")
+	if len(lines) < 2 {
+		t.Fatalf("title not wrapped: %q", f.title)
+	}
+	for _, l := range lines {
+		if w := titleStyle.Width(l); w > spec.Width-2*margin {
+			t.Errorf("title line %q is %v wide, the figure's inner width %v", l, w, spec.Width-2*margin)
+		}
+	}
+	if strings.Join(strings.Fields(f.title), " ") != spec.Title {
+		t.Errorf("wrapped title %q lost words of %q", f.title, spec.Title)
+	}
+	if one := titleStyle.Height(spec.Title) + gap; f.titleH <= one {
+		t.Errorf("title height %v leaves room for one line (%v)", f.titleH, one)
+	}
+}

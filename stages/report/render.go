@@ -373,13 +373,15 @@ table#claims tr:first-child{display:none}table#claims tr{margin:0 0 .8em;border:
 table#claims td::before{content:attr(data-h) ": ";font-weight:bold}.findings{display:block;overflow-x:auto}}
 @media print{section{break-inside:avoid}}`
 
-// HTML is report.html: one self-contained page (inline SVG and CSS, no
+// HTML is report.html: one self-contained page (inline SVG and CSS, the
+// figures' font embedded (font.go), no
 // script, nothing fetched). Below 40em wide the summary table stacks each
 // claim's cells, so that a phone shows every verdict.
 func (d *Document) HTML(figs []*Figure) []byte {
 	var b bytes.Buffer
 	e := html.EscapeString
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", e(d.Title), css)
+	svgs := pageSVGs(figs)
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>\n%s\n%s\n</style>\n</head>\n<body>\n", e(d.Title), fontFace(svgs), css)
 	paper := ""
 	if d.Scale.Paper {
 		paper = " paper"
@@ -407,12 +409,12 @@ func (d *Document) HTML(figs []*Figure) []byte {
 		if f.Extension {
 			b.WriteString("<p class=\"extension\">This project's addition, not a figure of the paper.</p>\n")
 		}
-		fmt.Fprintf(&b, "<figure class=\"figure\">\n%s\n</figure>\n", inlineSVG(f.svg))
+		fmt.Fprintf(&b, "<figure class=\"figure\">\n%s\n</figure>\n", svgs[f].main)
 		if f.companion != nil {
-			fmt.Fprintf(&b, "<figure class=\"companion\">\n%s\n<figcaption>The same numbers on a log y axis, where the final values the paper's linear axis squeezes together can be told apart (a companion view, not a figure of the paper).</figcaption>\n</figure>\n", inlineSVG(f.companion))
+			fmt.Fprintf(&b, "<figure class=\"companion\">\n%s\n<figcaption>The same numbers on a log y axis, where the final values the paper's linear axis squeezes together can be told apart (a companion view, not a figure of the paper).</figcaption>\n</figure>\n", svgs[f].companion)
 		}
 		if f.ratioView != nil {
-			fmt.Fprintf(&b, "<figure class=\"companion\">\n%s\n<figcaption>The same numbers as the ratio of the two methods' mean returns at each horizon, on one scale for both environments (a companion view, not a figure of the paper).</figcaption>\n</figure>\n", inlineSVG(f.ratioView))
+			fmt.Fprintf(&b, "<figure class=\"companion\">\n%s\n<figcaption>The same numbers as the ratio of the two methods' mean returns at each horizon, on one scale for both environments (a companion view, not a figure of the paper).</figcaption>\n</figure>\n", svgs[f].ratioView)
 		}
 		for _, c := range d.Claims {
 			if c.Figure != f.Name {
@@ -430,7 +432,7 @@ func (d *Document) HTML(figs []*Figure) []byte {
 		fmt.Fprintf(&b, "<p class=\"prov\">Provenance: %s Task <code>%s</code>; files %s. Trace any plotted point with <code>pipeline audit %s.svg</code>.</p>\n</section>\n",
 			e(f.provenance()), e(f.Task), e(fileList(f, "")), e(f.Name))
 	}
-	b.WriteString("</body>\n</html>\n")
+	fmt.Fprintf(&b, "<footer class=\"prov\">%s</footer>\n</body>\n</html>\n", e(fontCredit))
 	return b.Bytes()
 }
 
