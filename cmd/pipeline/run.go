@@ -61,7 +61,7 @@ func (c *runCmd) define(f *flagSet) {
 	f.Bool(&c.dryRun, "dry-run", "report what would be done, do nothing")
 	f.Duration(&c.checkpointInterval, "checkpoint-interval", 10*time.Second, "minimum time between checkpoints of a task")
 	f.Duration(&c.snapshotInterval, "snapshot-interval", 30*time.Second, "how often to refresh the event log snapshot that other commands read during the run (0: never)")
-	f.OneOf(&c.executor, "executor", "local", "where tasks run: local (this machine, --jobs workers) or slurm (one Slurm job per task attempt)", "local", "slurm")
+	f.OneOf(&c.executor, "executor", "local", "where tasks run: local (this machine, --jobs workers) or slurm (Slurm runner jobs, at most --slurm-max-jobs at once, each running task attempts one after another until --slurm-idle passes without one)", "local", "slurm")
 	s := &c.slurm
 	f.String(&s.partition, "slurm-partition", "", "Slurm partition of the jobs (default: the cluster's default partition)")
 	f.String(&s.account, "slurm-account", "", "Slurm account the jobs are charged to")
