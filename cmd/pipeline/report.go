@@ -126,7 +126,7 @@ type verdictRow struct {
 
 // printVerdicts prints a line per claim (verdict, id, figure, section) and
 // returns the verdict counts in the report's order ("N holds, N
-// contradicted, N not shown, N not run, N reported").
+// contradicted, N inconclusive, N uninformative, N not run, N reported").
 func printVerdicts(w io.Writer, claims []verdictRow, counts map[string]int) string {
 	for _, cl := range claims {
 		fmt.Fprintf(w, "%-13s %-24s %-18s %s\n", cl.Verdict, cl.ID, cl.Figure, cl.Section)

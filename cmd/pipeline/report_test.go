@@ -30,7 +30,7 @@ func TestReportInChromium(t *testing.T) {
 	checkReportCommand(t, bin, root, dir, common)
 	var doc struct {
 		Claims []struct {
-			ID, Figure, Verdict string
+			ID, Figure, Verdict, Explanation string
 		}
 		Figures []struct{ Name string }
 		Counts  map[string]int
@@ -52,7 +52,15 @@ func TestReportInChromium(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(figDir, "report.md"))
 	for _, c := range doc.Claims {
 		switch c.Verdict {
-		case "holds", "contradicted", "not-shown", "not-run", "reported":
+		case "holds", "reported":
+		case "contradicted", "inconclusive", "uninformative", "not-run":
+			// Every claim that does not hold says why, with the measured
+			// evidence, in claims.json and on the page (issue 43).
+			if c.Explanation == "" {
+				t.Errorf("claim %s is %s and claims.json gives no explanation", c.ID, c.Verdict)
+			} else if !bytes.Contains(page, []byte(html.EscapeString(c.Explanation))) {
+				t.Errorf("claim %s: report.html lacks its explanation %q", c.ID, c.Explanation)
+			}
 		default:
 			t.Errorf("claim %s: verdict %q", c.ID, c.Verdict)
 		}
@@ -179,7 +187,7 @@ func checkReportCommand(t *testing.T, bin, root, dir string, common []string) {
 			claims++
 		}
 	}
-	want := fmt.Sprintf("%d holds, %d contradicted, %d not shown, %d not run, %d reported\n", counted["holds"], counted["contradicted"], counted["not shown"], counted["not run"], counted["reported"])
+	want := fmt.Sprintf("%d holds, %d contradicted, %d inconclusive, %d uninformative, %d not run, %d reported\n", counted["holds"], counted["contradicted"], counted["inconclusive"], counted["uninformative"], counted["not run"], counted["reported"])
 	if claims == 0 || !strings.Contains(out, want) {
 		t.Errorf("pipeline report: %d claim lines; the count line should read %q:\n%s", claims, want, out)
 	}
@@ -381,7 +389,7 @@ func measureInChromium(t *testing.T, run func(...string) []byte, page []byte, sc
 // 28): the banner naming the profile and that it is not the paper's scale,
 // n on every claim row, and, on a 420-pixel-wide screen, every claim's
 // verdict inside the page.
-func checkScaleAndNarrowLayout(t *testing.T, page []byte, claims []struct{ ID, Figure, Verdict string }, run func(...string) []byte) {
+func checkScaleAndNarrowLayout(t *testing.T, page []byte, claims []struct{ ID, Figure, Verdict, Explanation string }, run func(...string) []byte) {
 	t.Helper()
 	var got struct {
 		Banner string

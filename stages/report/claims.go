@@ -40,13 +40,21 @@ const (
 type Verdict string
 
 // Verdicts: a reader must be able to tell apart a claim the data show, one
-// they contradict, and one this scale cannot decide.
+// they contradict, one these seeds cannot decide and one the data cannot
+// test at all.
 const (
-	Holds        Verdict = "holds"        // the whole interval is on the claimed side
-	Contradicted Verdict = "contradicted" // the whole interval is on the other side
-	NotShown     Verdict = "not-shown"    // the interval straddles the claimed threshold: not shown at this scale
-	NotRun       Verdict = "not-run"      // the profile does not compute the points the claim is about
-	Reported     Verdict = "reported"     // a value without a claimed side
+	Holds         Verdict = "holds"         // the whole interval is on the claimed side
+	Contradicted  Verdict = "contradicted"  // the whole interval is on the other side
+	Inconclusive  Verdict = "inconclusive"  // the interval straddles the claimed threshold: these seeds cannot decide
+	Uninformative Verdict = "uninformative" // the claim's premise does not hold in the data: the test has nothing to measure
+	NotRun        Verdict = "not-run"       // the profile does not compute the points the claim is about
+	Reported      Verdict = "reported"      // a value without a claimed side
+)
+
+// Tests: a claim's primary statistic, fixed in dag.yaml before any data.
+const (
+	TestInterval = ""     // the 95% interval of the statistic against the threshold
+	TestSign     = "sign" // the exact paired sign test of the per-seed differences (two-sided, 5%)
 )
 
 // Claim is one claim about a figure.
@@ -87,7 +95,29 @@ type Claim struct {
 	Source string
 	// Bound is a bound claim's upper bound.
 	Bound Bound
+	// Test is the primary statistic of a difference or order claim
+	// (TestInterval or TestSign); the other is shown beside it.
+	Test string
+	// Premise, when set, is what the data must show for the claim to be
+	// tested at all (else Uninformative).
+	Premise Premise
+	// Note is this project's reading of the claim's outcome, shown with
+	// the measured evidence where the claim does not hold.
+	Note string
 }
+
+// Premise is a condition on the data without which a claim's test has
+// nothing to measure: the mean of Curves[0] over that of Curves[1] must
+// leave [RatioWithin[0], RatioWithin[1]] at one key at least (e.g. two
+// learners whose regrets never differ by more than 10% give a trend of
+// their ratio nothing to follow).
+type Premise struct {
+	Text        string
+	RatioWithin [2]float64
+}
+
+// set reports whether a premise is declared.
+func (p Premise) set() bool { return p.Text != "" }
 
 // Bound is an upper bound on a curve's value at x in a panel whose key is
 // numeric: Coef·(panel + PanelAdd)^PanelPow·x^XPow (e.g. Theorem 1's
@@ -128,19 +158,38 @@ type Finding struct {
 	Method  string  // how the interval is made (Method*)
 	X       string  // where on the curves it was taken, e.g. "x = 300000"
 	Verdict Verdict // on the claimed side, the other, neither, or reported
+	// Sign counts the seeds on each side of the threshold, for paired
+	// differences (nil otherwise).
+	Sign *Sign
+	// AtLeast marks a value that is only a lower bound (a mean over runs
+	// stopped at a cap): it has no interval.
+	AtLeast bool
+}
+
+// Sign is an exact paired sign test: the seeds whose difference is above
+// and below the threshold (ties left out) and the two-sided binomial p.
+type Sign struct {
+	Above     int     `json:"above"`
+	Below     int     `json:"below"`
+	Ties      int     `json:"ties"`
+	P         float64 `json:"p"`
+	Threshold float64 `json:"threshold"`
 }
 
 // Result is a claim's findings and its verdict: it holds when every
-// finding holds, is contradicted when one is, and is not shown otherwise.
+// finding holds, is contradicted when one is, and is inconclusive otherwise.
 type Result struct {
 	Claim    Claim
 	Findings []Finding
 	// Summary is the across-key value of a crossover or trend claim.
 	Summary *Finding
 	Verdict Verdict
-	// Problem says why a claim could not be computed (then NotShown, or
-	// NotRun where the profile does not compute its points).
+	// Problem says why a claim could not be computed (then Inconclusive,
+	// or NotRun where the profile does not compute its points).
 	Problem string
+	// Premise is what the data show of the claim's premise, when it
+	// declares one.
+	Premise string
 }
 
 // Evaluate computes a claim on a figure's per-seed table. Every interval
@@ -148,7 +197,7 @@ type Result struct {
 func Evaluate(c Claim, t Table) Result {
 	res := Result{Claim: c}
 	if err := c.check(); err != nil {
-		res.Verdict, res.Problem = NotShown, err.Error()
+		res.Verdict, res.Problem = Inconclusive, err.Error()
 		return res
 	}
 	var err error
@@ -172,7 +221,7 @@ func Evaluate(c Claim, t Table) Result {
 	case errors.Is(err, ErrNotRun):
 		res.Verdict, res.Problem = NotRun, err.Error()
 	case err != nil:
-		res.Verdict, res.Problem = NotShown, err.Error()
+		res.Verdict, res.Problem = Inconclusive, err.Error()
 	case c.Stat == StatValue || c.reportedOnly():
 		res.Verdict = Reported
 	case c.Stat == StatCrossover:
@@ -181,6 +230,12 @@ func Evaluate(c Claim, t Table) Result {
 		res.Verdict = res.Summary.Verdict
 	default:
 		res.Verdict = overall(res.Findings)
+	}
+	if c.Premise.set() && err == nil {
+		var holds bool
+		if res.Premise, holds = premise(c, t); !holds {
+			res.Verdict = Uninformative
+		}
 	}
 	return res
 }
@@ -211,7 +266,14 @@ func evaluatePoints(c Claim, keys []string, points []*Point) []Finding {
 				if c.Stat == StatRatio {
 					iv, label = fieller(p.Values[pr[0]], p.Values[pr[1]], p.shared(pr[0], pr[1])), pr[0]+" / "+pr[1]
 				}
-				out = append(out, finding(c, keys[i], label, iv, p, judge(iv, expect, thr, c.Tolerance)))
+				f := finding(c, keys[i], label, iv, p, judge(iv, expect, thr, c.Tolerance))
+				if c.Stat != StatRatio && p.shared(pr[0], pr[1]) {
+					f.Sign = signTest(p.Values[pr[0]], p.Values[pr[1]], thr)
+					if c.Test == TestSign {
+						f.Verdict = f.Sign.judge(expect)
+					}
+				}
+				out = append(out, f)
 			}
 		}
 	}
@@ -226,6 +288,15 @@ func oneCurve(c Claim, key string, p *Point, cv string) Finding {
 	switch c.Stat {
 	case StatValue:
 		iv = tMean(p.Values[cv], MethodT)
+		if k := atCap(p.Values[cv], c.Cap); k > 0 {
+			// A mean over runs stopped at the cap is only a lower bound;
+			// no interval is drawn around it.
+			iv.Lo, iv.Hi = math.NaN(), math.NaN()
+			iv.Method = fmt.Sprintf("a lower bound: %d of %d runs at the cap %s, so no interval", k, iv.N, num(c.Cap))
+			f := finding(c, key, label, iv, p, v)
+			f.AtLeast = true
+			return f
+		}
 	case StatFraction:
 		k := 0
 		for _, y := range p.Values[cv] {
@@ -504,7 +575,7 @@ func finding(c Claim, key, label string, iv Interval, p *Point, v Verdict) Findi
 // judge places an interval against the claimed side of thr.
 func judge(iv Interval, expect string, thr, tol float64) Verdict {
 	if math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) {
-		return NotShown
+		return Inconclusive
 	}
 	switch expect {
 	case ">":
@@ -529,21 +600,21 @@ func judge(iv Interval, expect string, thr, tol float64) Verdict {
 			return Contradicted
 		}
 	}
-	return NotShown
+	return Inconclusive
 }
 
-// overall is every finding holding, one contradicted, or not shown.
+// overall is every finding holding, one contradicted, or inconclusive.
 func overall(fs []Finding) Verdict {
 	if len(fs) == 0 {
-		return NotShown
+		return Inconclusive
 	}
 	v := Holds
 	for _, f := range fs {
 		switch f.Verdict {
 		case Contradicted:
 			return Contradicted
-		case NotShown:
-			v = NotShown
+		case Inconclusive:
+			v = Inconclusive
 		}
 	}
 	return v
@@ -551,7 +622,7 @@ func overall(fs []Finding) Verdict {
 
 // crossover judges a crossover claim: curves[0] ahead at every key from
 // Between[1] on holds; behind at one of them (the whole interval on the
-// other side) is contradicted; otherwise it is not shown. Keys below that
+// other side) is contradicted; otherwise it is inconclusive. Keys below that
 // are not judged (the claimed crossover lies in Between). The summary
 // reports the crossover: the smallest key from which curves[0] is ahead
 // at every larger key, if any.
@@ -574,6 +645,13 @@ func crossover(c Claim, fs []Finding) (*Finding, Verdict) {
 	if len(fs) > 0 {
 		s.Seeds, s.Method, s.X = fs[0].Seeds, fs[0].Method, fs[0].X
 	}
+	// Keys before the claimed crossover are shown, not judged: ExAct
+	// ahead at H = 1 is no evidence against ARS ahead from H = 4 on.
+	for i := range fs {
+		if x, err := strconv.ParseFloat(fs[i].Key, 64); err != nil || x < c.Between[1] {
+			fs[i].Verdict = Reported
+		}
+	}
 	return s, overall(judged)
 }
 
@@ -589,4 +667,102 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// atCap counts the values at or above cap (0 when there is no cap).
+func atCap(xs []float64, cap float64) int {
+	if !(cap > 0) {
+		return 0
+	}
+	k := 0
+	for _, x := range xs {
+		if x >= cap {
+			k++
+		}
+	}
+	return k
+}
+
+// signTest counts the seeds whose a − b is above and below thr (a and b
+// in seed order, the same seeds) and computes the exact two-sided
+// binomial p of the split (ties left out).
+func signTest(a, b []float64, thr float64) *Sign {
+	s := &Sign{Threshold: thr}
+	for i := range a {
+		switch d := a[i] - b[i]; {
+		case d > thr:
+			s.Above++
+		case d < thr:
+			s.Below++
+		default:
+			s.Ties++
+		}
+	}
+	s.P = binomTwoSided(min(s.Above, s.Below), s.Above+s.Below)
+	return s
+}
+
+// binomTwoSided is the exact two-sided p of k or fewer successes (k at
+// most n/2) in n fair trials: twice the lower tail, at most 1.
+func binomTwoSided(k, n int) float64 {
+	if n == 0 {
+		return 1
+	}
+	tail, c := 0.0, 1.0 // c = C(n, i)
+	for i := 0; i <= k; i++ {
+		if i > 0 {
+			c = c * float64(n-i+1) / float64(i)
+		}
+		tail += c
+	}
+	return math.Min(1, 2*tail*math.Pow(0.5, float64(n)))
+}
+
+// judge is the sign test's verdict on a claimed side: holds when the
+// seeds lean to that side at the 5% level (two-sided), contradicted when
+// they lean to the other, inconclusive otherwise.
+func (s *Sign) judge(expect string) Verdict {
+	claimed, other := s.Above, s.Below
+	if expect == "<" {
+		claimed, other = other, claimed
+	}
+	switch {
+	case s.P < 0.05 && claimed > other:
+		return Holds
+	case s.P < 0.05 && other > claimed:
+		return Contradicted
+	}
+	return Inconclusive
+}
+
+// String is the sign count as the report writes it.
+func (s *Sign) String() string {
+	t := fmt.Sprintf("sign test: %d of %d seeds above %s", s.Above, s.Above+s.Below+s.Ties, num(s.Threshold))
+	if s.Ties > 0 {
+		t += fmt.Sprintf(" (%d tied)", s.Ties)
+	}
+	return t + ", p = " + num(s.P)
+}
+
+// premise checks a claim's premise: the mean ratio of its first two
+// curves at each key, and whether one leaves RatioWithin. It returns what
+// was measured, in words.
+func premise(c Claim, t Table) (string, bool) {
+	keys, points, err := c.points(t)
+	if err != nil || len(c.Curves) < 2 {
+		return "not measured: " + fmt.Sprint(err), true
+	}
+	lo, hi := c.Premise.RatioWithin[0], c.Premise.RatioWithin[1]
+	var parts []string
+	outside := false
+	for i, p := range points {
+		r := mean(p.Values[c.Curves[0]]) / mean(p.Values[c.Curves[1]])
+		outside = outside || !(r >= lo && r <= hi)
+		parts = append(parts, fmt.Sprintf("%s at %s", num(r), keys[i]))
+	}
+	word := "never leaves"
+	if outside {
+		word = "leaves"
+	}
+	return fmt.Sprintf("%s: the mean %s / %s is %s, which %s [%s, %s]", c.Premise.Text, c.Curves[0], c.Curves[1], strings.Join(parts, ", "), word, num(lo), num(hi)), outside
 }

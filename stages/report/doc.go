@@ -30,9 +30,17 @@
 //
 // A claim holds when the whole interval is on the claimed side of its
 // threshold, is contradicted when the whole interval is on the other side,
-// and is not shown at this profile's scale otherwise (or when a statistic
-// cannot be computed, e.g. no seeds); a claim about points the profile
-// does not compute (x values outside its matrix) is not run in this
-// profile. Statistics without a claimed side (a
-// value, a reported slope) are reported, without a verdict.
+// and is inconclusive otherwise: the seeds there are cannot decide it (or
+// a statistic cannot be computed, e.g. no seeds). A difference or order
+// claim may make the exact paired sign test its primary statistic
+// (Claim.Test); paired differences carry their sign count either way. A
+// claim with a premise (Claim.Premise: two curves must differ for a trend
+// of their ratio to mean anything) that the data do not meet is
+// uninformative. A claim about points the profile does not compute (x
+// values outside its matrix) is not run in this profile. Statistics
+// without a claimed side (a value, a reported slope) are reported, without
+// a verdict; a mean over runs stopped at a cap is a lower bound, without
+// an interval. Every claim that does not hold carries an explanation with
+// the measured evidence (Explain), and a bound that holds by orders of
+// magnitude says so.
 package report

@@ -48,6 +48,9 @@ type ClaimResult struct {
 	Summary  *Finding  `json:"summary,omitempty"`
 	Findings []Finding `json:"findings"`
 	Problem  string    `json:"problem,omitempty"`
+	// Explanation says, with the measured evidence, why the claim does
+	// not hold (or how far inside a bound it holds).
+	Explanation string `json:"explanation,omitempty"`
 }
 
 // method says how every interval and verdict is computed.
@@ -57,7 +60,11 @@ const method = "Each statistic is computed from the per-seed numbers behind its 
 	"t otherwise; Fieller for ratios of means; Clopper–Pearson for fractions of seeds; order statistics for medians (no " +
 	"95% interval exists from fewer than six seeds: it is then unbounded); t over the per-seed least-squares slopes for " +
 	"slopes and trends. A claim holds when the whole interval is on the claimed side, is contradicted when it is wholly on " +
-	"the other side, and is not shown at this scale otherwise: more seeds or the paper's budgets would settle it. A claim " +
+	"the other side, and is inconclusive otherwise: with the seeds there are, the interval cannot tell. Where a claim " +
+	"is about A above B in each seed, dag.yaml may make the exact paired sign test its primary statistic (holding when the " +
+	"seeds lean to the claimed side at the 5% level, two-sided); paired differences show the sign count beside the interval " +
+	"either way. A claim whose premise does not hold in the data (e.g. two curves that never differ) is uninformative: " +
+	"its test has nothing to measure. A mean over runs stopped at a cap is a lower bound and gets no interval. A claim " +
 	"about points this profile does not compute (the horizons beyond 200 outside the horizon-long profile) is not run in " +
 	"this profile. Nothing " +
 	"is random: the same numbers give the same report."
@@ -79,6 +86,7 @@ func ResultOf(r Result) ClaimResult {
 	cr := ClaimResult{
 		ID: r.Claim.ID, Figure: r.Claim.Figure, Section: r.Claim.Section, Text: r.Claim.Text,
 		Stat: r.Claim.Stat, Statistic: describe(r.Claim), Source: cmpOr(r.Claim.Source, "paper"), Verdict: r.Verdict, Summary: r.Summary, Findings: r.Findings, Problem: r.Problem,
+		Explanation: Explain(r),
 	}
 	if cr.Findings == nil {
 		cr.Findings = []Finding{}
@@ -188,6 +196,9 @@ func num(x float64) string {
 
 // interval formats a finding's value and interval.
 func (f Finding) interval() string {
+	if f.AtLeast {
+		return "≥ " + num(f.Value)
+	}
 	if math.IsNaN(f.Lo) || math.IsNaN(f.Hi) {
 		return num(f.Value)
 	}
@@ -218,18 +229,33 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 		Method  string  `json:"interval,omitempty"`
 		X       string  `json:"at,omitempty"`
 		Verdict Verdict `json:"verdict"`
-	}{f.Key, f.Label, n(f.Value), n(f.Lo), n(f.Hi), f.Seeds, f.Method, f.X, f.Verdict})
+		Sign    *Sign   `json:"sign,omitempty"`
+		AtLeast bool    `json:"at_least,omitempty"`
+	}{f.Key, f.Label, n(f.Value), n(f.Lo), n(f.Hi), f.Seeds, f.Method, f.X, f.Verdict, f.Sign, f.AtLeast})
 }
 
-// verdictText is how a verdict reads in the report.
-func verdictText(v Verdict) string {
+// verdictText is how a verdict reads in the report; n, when given, is
+// the number of seeds behind it ("inconclusive with 10 seeds").
+func verdictText(v Verdict, n string) string {
 	switch v {
-	case NotShown:
-		return "not shown at this scale"
+	case Inconclusive:
+		if n != "" && n != "–" {
+			return "inconclusive with " + n + " seeds"
+		}
+		return "inconclusive"
 	case NotRun:
 		return "not run in this profile"
 	}
 	return string(v)
+}
+
+// method is how a finding's interval is made, with its sign count where
+// it has one.
+func (f Finding) method() string {
+	if f.Sign == nil {
+		return f.Method
+	}
+	return f.Method + "; " + f.Sign.String()
 }
 
 // result is a claim's headline: its summary, or its single finding, or
@@ -256,9 +282,9 @@ func (c ClaimResult) result() string {
 		n[f.Verdict]++
 	}
 	var parts []string
-	for _, v := range []Verdict{Holds, Contradicted, NotShown} {
+	for _, v := range []Verdict{Holds, Contradicted, Inconclusive, Uninformative} {
 		if n[v] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[v], verdictText(v)))
+			parts = append(parts, fmt.Sprintf("%d %s", n[v], verdictText(v, "")))
 		}
 	}
 	return fmt.Sprintf("%d findings: %s", len(c.Findings), strings.Join(parts, ", "))
@@ -301,7 +327,7 @@ func (d *Document) banner() string {
 	if d.Scale.Paper {
 		return fmt.Sprintf("Profile %s: the paper's scale. %s", d.Scale.Profile, d.Scale.Text)
 	}
-	return fmt.Sprintf("Profile %s: NOT the paper's scale. %s The verdicts below are at this scale: \"not shown\" means its seeds and budgets cannot decide a claim; the paper profile's can.", d.Scale.Profile, d.Scale.Text)
+	return fmt.Sprintf("Profile %s: NOT the paper's scale. %s The verdicts below are at this scale: \"inconclusive\" means these seeds and budgets cannot decide a claim.", d.Scale.Profile, d.Scale.Text)
 }
 
 // headline is the verdict counts, said to be at this scale unless the
@@ -322,7 +348,7 @@ func (d *Document) Markdown() []byte {
 	fmt.Fprintf(&b, "**%s.**\n\n", d.headline())
 	b.WriteString("| claim | figure | the paper says | statistic | n | result [95% CI] | verdict |\n|---|---|---|---|---|---|---|\n")
 	for _, c := range d.Claims {
-		fmt.Fprintf(&b, "| %s | %s | %s (%s)%s | %s | %s | %s | **%s** |\n", c.ID, c.Figure, md(c.Text), md(c.Section), md(c.sourceNote()), md(c.Statistic), c.seeds(), md(c.result()), verdictText(c.Verdict))
+		fmt.Fprintf(&b, "| %s | %s | %s (%s)%s | %s | %s | %s | **%s** |\n", c.ID, c.Figure, md(c.Text), md(c.Section), md(c.sourceNote()), md(c.Statistic), c.seeds(), md(c.result()), verdictText(c.Verdict, c.seeds()))
 	}
 	for _, f := range d.Figures {
 		fmt.Fprintf(&b, "\n## %s\n\n", f.Name)
@@ -340,11 +366,14 @@ func (d *Document) Markdown() []byte {
 			if c.Figure != f.Name {
 				continue
 			}
-			fmt.Fprintf(&b, "**%s** (%s, %s): %s%s — *%s*\n\n", c.ID, md(c.Section), verdictText(c.Verdict), md(c.Text), md(c.sourceNote()), md(c.Statistic))
+			fmt.Fprintf(&b, "**%s** (%s, %s): %s%s — *%s*\n\n", c.ID, md(c.Section), verdictText(c.Verdict, c.seeds()), md(c.Text), md(c.sourceNote()), md(c.Statistic))
+			if c.Explanation != "" {
+				fmt.Fprintf(&b, "*Why:* %s\n\n", md(c.Explanation))
+			}
 			if len(c.Findings) > 0 {
 				b.WriteString("| key | statistic | at | value [95% CI] | n | interval | verdict |\n|---|---|---|---|---|---|---|\n")
 				for _, x := range c.Findings {
-					fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s |\n", md(x.Key), md(x.Label), md(x.X), x.interval(), x.Seeds, x.Method, verdictText(x.Verdict))
+					fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s |\n", md(x.Key), md(x.Label), md(x.X), x.interval(), x.Seeds, md(x.method()), verdictText(x.Verdict, ""))
 				}
 				b.WriteString("\n")
 			}
@@ -364,7 +393,7 @@ func fileList(f *Figure, quote string) string {
 
 const css = `body{font-family:Georgia,serif;max-width:62em;margin:2em auto;padding:0 1em;color:#111;line-height:1.4}
 table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #bbb;padding:.3em .5em;vertical-align:top;text-align:left}
-th{background:#eee}.holds{background:#d9f2d9}.contradicted{background:#f7d4d4}.not-shown{background:#fff3c4}.not-run{background:#eee}.reported{background:#eef}
+th{background:#eee}.holds{background:#d9f2d9}.contradicted{background:#f7d4d4}.inconclusive{background:#fff3c4}.uninformative{background:#e8e0f0}.not-run{background:#eee}.reported{background:#eef}
 .banner{border:2px solid #b35900;background:#fff4e5;padding:.6em .8em;font-size:1.05em}.banner.paper{border-color:#2c7a2c;background:#eef8ee}
 .project{font-size:.85em;color:#8a4b00}.extension{font-style:italic;color:#8a4b00}
 figure{margin:1em 0}figure svg{max-width:100%;height:auto}code{font-size:.9em}.prov{font-size:.85em;color:#444;word-break:break-all}
@@ -396,7 +425,7 @@ func (d *Document) HTML(figs []*Figure) []byte {
 	for _, c := range d.Claims {
 		cells := []string{e(c.ID), fmt.Sprintf("<a href=\"#fig-%s\">%s</a>", e(c.Figure), e(c.Figure)),
 			fmt.Sprintf("%s <em>(%s)</em>%s", e(c.Text), e(c.Section), projectNote(c)), e(c.Statistic), c.seeds(), e(c.result()),
-			"<strong>" + verdictText(c.Verdict) + "</strong>"}
+			"<strong>" + verdictText(c.Verdict, c.seeds()) + "</strong>"}
 		fmt.Fprintf(&b, "<tr class=\"claim %s\" id=\"claim-%s\">", c.Verdict, e(c.ID))
 		for i, cell := range cells {
 			fmt.Fprintf(&b, "<td data-h=\"%s\">%s</td>", cols[i], cell)
@@ -420,11 +449,14 @@ func (d *Document) HTML(figs []*Figure) []byte {
 			if c.Figure != f.Name {
 				continue
 			}
-			fmt.Fprintf(&b, "<p class=\"%s\"><strong>%s</strong> (%s, %s): %s%s — <em>%s</em></p>\n", c.Verdict, e(c.ID), e(c.Section), verdictText(c.Verdict), e(c.Text), projectNote(c), e(c.Statistic))
+			fmt.Fprintf(&b, "<p class=\"%s\"><strong>%s</strong> (%s, %s): %s%s — <em>%s</em></p>\n", c.Verdict, e(c.ID), e(c.Section), verdictText(c.Verdict, c.seeds()), e(c.Text), projectNote(c), e(c.Statistic))
+			if c.Explanation != "" {
+				fmt.Fprintf(&b, "<p class=\"why\"><strong>Why:</strong> %s</p>\n", e(c.Explanation))
+			}
 			if len(c.Findings) > 0 {
 				b.WriteString("<table class=\"findings\">\n<tr><th>key</th><th>statistic</th><th>at</th><th>value [95% CI]</th><th>n</th><th>interval</th><th>verdict</th></tr>\n")
 				for _, x := range c.Findings {
-					fmt.Fprintf(&b, "<tr class=\"%s\"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td></tr>\n", x.Verdict, e(x.Key), e(x.Label), e(x.X), e(x.interval()), x.Seeds, e(x.Method), verdictText(x.Verdict))
+					fmt.Fprintf(&b, "<tr class=\"%s\"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td></tr>\n", x.Verdict, e(x.Key), e(x.Label), e(x.X), e(x.interval()), x.Seeds, e(x.method()), verdictText(x.Verdict, ""))
 				}
 				b.WriteString("</table>\n")
 			}

@@ -77,7 +77,7 @@ func TestPointAtLastCommonAndX(t *testing.T) {
 // With the same seeds, b = a + 1 seed by seed: the paired t interval of
 // a − b is exactly [−1, −1] (the per-seed differences do not vary); the
 // same numbers on other seeds (unpaired) give Welch's wide interval around
-// −1, with which the claim is not shown.
+// −1, with which the claim is inconclusive.
 func TestPairedAndUnpairedDifferences(t *testing.T) {
 	paired := table(t, "p a 1 1 0", "p a 2 1 10", "p a 3 1 20", "p b 1 1 1", "p b 2 1 11", "p b 3 1 21")
 	r := Evaluate(Claim{Stat: StatDifference, Curves: []string{"a", "b"}, Expect: "<", Threshold: 0}, paired)
@@ -89,7 +89,7 @@ func TestPairedAndUnpairedDifferences(t *testing.T) {
 	r = Evaluate(Claim{Stat: StatDifference, Curves: []string{"a", "b"}, Expect: "<", Threshold: 0}, unpaired)
 	f = r.Findings[0]
 	// Welch: both variances 100, df 4: −1 ± 2.776445·√(200/3).
-	if f.Value != -1 || math.Abs(f.Lo-(-1-2.776445*math.Sqrt(200.0/3))) > 1e-5 || r.Verdict != NotShown || f.Method != MethodWelch {
+	if f.Value != -1 || math.Abs(f.Lo-(-1-2.776445*math.Sqrt(200.0/3))) > 1e-5 || r.Verdict != Inconclusive || f.Method != MethodWelch {
 		t.Errorf("unpaired: %+v, verdict %s", f, r.Verdict)
 	}
 }
@@ -103,10 +103,10 @@ func TestJudge(t *testing.T) {
 		tol    float64
 		want   Verdict
 	}{
-		{iv(1, 2), ">", 0, 0, Holds}, {iv(-1, 2), ">", 0, 0, NotShown}, {iv(-2, -1), ">", 0, 0, Contradicted}, {iv(-2, 0), ">", 0, 0, Contradicted},
+		{iv(1, 2), ">", 0, 0, Holds}, {iv(-1, 2), ">", 0, 0, Inconclusive}, {iv(-2, -1), ">", 0, 0, Contradicted}, {iv(-2, 0), ">", 0, 0, Contradicted},
 		{iv(-2, -1), "<", 0, 0, Holds}, {iv(0, 1), "<", 0, 0, Contradicted},
-		{iv(-0.6, -0.4), "~", -0.5, 0.15, Holds}, {iv(-0.9, -0.4), "~", -0.5, 0.15, NotShown}, {iv(-1.2, -0.8), "~", -0.5, 0.15, Contradicted},
-		{iv(math.NaN(), 1), ">", 0, 0, NotShown}, {iv(math.Inf(-1), math.Inf(1)), ">", 0, 0, NotShown},
+		{iv(-0.6, -0.4), "~", -0.5, 0.15, Holds}, {iv(-0.9, -0.4), "~", -0.5, 0.15, Inconclusive}, {iv(-1.2, -0.8), "~", -0.5, 0.15, Contradicted},
+		{iv(math.NaN(), 1), ">", 0, 0, Inconclusive}, {iv(math.Inf(-1), math.Inf(1)), ">", 0, 0, Inconclusive},
 	} {
 		if got := judge(c.iv, c.expect, c.thr, c.tol); got != c.want {
 			t.Errorf("judge(%v %s %v±%v) = %s, want %s", c.iv, c.expect, c.thr, c.tol, got, c.want)
@@ -118,7 +118,7 @@ func TestJudge(t *testing.T) {
 // ahead at x = 1, level at 2, ARS ahead from 3: the crossover is 3, and
 // ARS is ahead at every x from 4 on, so the claim "ahead from 3-4 on"
 // holds; an order claim is contradicted at x = 1. When ARS is level at 4
-// too, the claim is not shown (it was "fails", although no key from 4 on
+// too, the claim is inconclusive (it was "fails", although no key from 4 on
 // was against it), and contradicted only when ExAct is ahead there.
 func TestCrossoverAndOrder(t *testing.T) {
 	var lines []string
@@ -137,14 +137,17 @@ func TestCrossoverAndOrder(t *testing.T) {
 	for _, f := range r.Findings {
 		verdicts = append(verdicts, f.Verdict)
 	}
-	if fmt.Sprint(verdicts) != "[contradicted not-shown holds holds]" {
+	// Keys before the claimed crossover (4) are shown, not judged (issue
+	// 43: ExAct ahead at x = 1 read "contradicted" inside a claim about
+	// x >= 4).
+	if fmt.Sprint(verdicts) != "[reported reported reported holds]" {
 		t.Errorf("per-x verdicts %v", verdicts)
 	}
 	if r := Evaluate(Claim{Stat: StatCrossover, Curves: []string{"ars", "exact"}, Over: "x", Between: [2]float64{2, 3}}, tb); r.Verdict != Holds {
 		t.Errorf("ahead from 2-3 on: %s, want holds (x = 2 is in the claimed range, not judged)", r.Verdict)
 	}
-	if r := Evaluate(Claim{Stat: StatCrossover, Curves: []string{"ars", "exact"}, Over: "x", Between: [2]float64{1, 2}}, tb); r.Verdict != NotShown {
-		t.Errorf("ahead from 1-2 on: %s, want not shown (level at 2)", r.Verdict)
+	if r := Evaluate(Claim{Stat: StatCrossover, Curves: []string{"ars", "exact"}, Over: "x", Between: [2]float64{1, 2}}, tb); r.Verdict != Inconclusive {
+		t.Errorf("ahead from 1-2 on: %s, want inconclusive (level at 2)", r.Verdict)
 	}
 	if r := Evaluate(Claim{Stat: StatCrossover, Curves: []string{"ars", "exact"}, Over: "x", Between: [2]float64{0, 1}}, tb); r.Verdict != Contradicted {
 		t.Errorf("ahead from 0-1 on: %s, want contradicted (behind at 1)", r.Verdict)
@@ -205,7 +208,7 @@ func TestSlopeReported(t *testing.T) {
 // 2·(p + 1)^0.5·x^−0.5; in panel 3 at x = 4 it is 2·2·0.5 = 2, at x = 16 it
 // is 1. Seeds 1.0 and 1.4 at x = 4 give ratios 0.5 and 0.7 (mean 0.6, sd
 // √0.02, t₀.₉₇₅(1) = 12.706: half-width 12.706·0.1 = 1.2706, so the
-// interval [−0.67, 1.87] straddles 1: not shown); seeds 0.1 and 0.1 at
+// interval [−0.67, 1.87] straddles 1: inconclusive); seeds 0.1 and 0.1 at
 // x = 16 give 0.1 exactly (holds); in panel 8 (bound 2·3·x^−0.5 = 3 at
 // x = 4) the seeds 6.3 and 6.3 give 2.1 (contradicted).
 func TestBound(t *testing.T) {
@@ -223,7 +226,7 @@ func TestBound(t *testing.T) {
 		key, x string
 		value  float64
 		v      Verdict
-	}{{"3", "x = 4", 0.6, NotShown}, {"3", "x = 16", 0.1, Holds}, {"8", "x = 4", 2.1, Contradicted}}
+	}{{"3", "x = 4", 0.6, Inconclusive}, {"3", "x = 16", 0.1, Holds}, {"8", "x = 4", 2.1, Contradicted}}
 	for i, w := range want {
 		f := r.Findings[i]
 		if f.Key != w.key || f.X != w.x || math.Abs(f.Value-w.value) > 1e-12 || f.Verdict != w.v || f.Seeds != 2 {
@@ -239,13 +242,13 @@ func TestBound(t *testing.T) {
 	if d := describe(c); d != "mean of a / bound, the bound 2·(p + 1)^0.5·x^-0.5 (p the panel's key), at every x, per panel < 1" {
 		t.Errorf("describe = %q", d)
 	}
-	if r := Evaluate(c, table(t, "ten a 1 4 1")); r.Verdict != NotShown || !strings.Contains(r.Problem, "numeric panels") {
+	if r := Evaluate(c, table(t, "ten a 1 4 1")); r.Verdict != Inconclusive || !strings.Contains(r.Problem, "numeric panels") {
 		t.Errorf("a non-numeric panel: %s %q", r.Verdict, r.Problem)
 	}
 	// A bound that does not depend on the panel takes any panel, a figure
 	// without panels too: 4·x^−0.5 is 2 at x = 4, so 1.0 and 1.4 give 0.6.
 	flat := Claim{Stat: StatBound, Curves: []string{"a"}, Expect: "<", Threshold: 1, Bound: Bound{Coef: 4, XPow: -0.5}}
-	if r := Evaluate(flat, unpanelled(t, `"" a 1 4 1.0`, `"" a 2 4 1.4`)); len(r.Findings) != 1 || math.Abs(r.Findings[0].Value-0.6) > 1e-12 || r.Verdict != NotShown {
+	if r := Evaluate(flat, unpanelled(t, `"" a 1 4 1.0`, `"" a 2 4 1.4`)); len(r.Findings) != 1 || math.Abs(r.Findings[0].Value-0.6) > 1e-12 || r.Verdict != Inconclusive {
 		t.Errorf("a bound without panels: %+v %s %q", r.Findings, r.Verdict, r.Problem)
 	}
 }
@@ -263,7 +266,7 @@ func TestDeterministic(t *testing.T) {
 		t.Errorf("value: %+v", v)
 	}
 	bad := Evaluate(Claim{Stat: "mode", Curves: []string{"a"}}, tb)
-	if bad.Verdict != NotShown || !strings.Contains(bad.Problem, `unknown statistic "mode"`) {
+	if bad.Verdict != Inconclusive || !strings.Contains(bad.Problem, `unknown statistic "mode"`) {
 		t.Errorf("unknown statistic: %+v", bad)
 	}
 }
@@ -283,7 +286,7 @@ func TestFractionMedianBest(t *testing.T) {
 		t.Errorf("fraction: %+v", r)
 	}
 	capped := Evaluate(Claim{Stat: StatFraction, Curves: []string{"a"}, Over: "x", Panel: "p", Keys: []string{"2"}, Below: 100, Expect: "<", Threshold: 0.5}, tb)
-	if f := capped.Findings[0]; capped.Verdict != NotShown || f.Lo != 0 || math.Abs(f.Hi-0.7075982) > 1e-6 {
+	if f := capped.Findings[0]; capped.Verdict != Inconclusive || f.Lo != 0 || math.Abs(f.Hi-0.7075982) > 1e-6 {
 		t.Errorf("every run capped, three seeds: %+v", capped)
 	}
 	m := Evaluate(Claim{Stat: StatMedian, Curves: []string{"a"}, Over: "x", Panel: "p", Keys: []string{"1"}, Cap: 100}, tb)
@@ -310,7 +313,7 @@ func TestIncreaseWithCensoring(t *testing.T) {
 	}
 	r := Evaluate(Claim{Stat: StatIncrease, Curves: []string{"a"}, Over: "x", Panel: "p", Expect: ">", Cap: 100}, table(t, lines...))
 	f := r.Findings[0]
-	if f.Value != 0.8 || f.Seeds != 5 || f.Method != MethodSign || r.Verdict != NotShown {
+	if f.Value != 0.8 || f.Seeds != 5 || f.Method != MethodSign || r.Verdict != Inconclusive {
 		t.Errorf("increase: %+v %s", f, r.Verdict)
 	}
 }
@@ -373,7 +376,7 @@ func TestClaimAboutPointsNotComputedIsNotRun(t *testing.T) {
 	if r.Verdict != NotRun || r.Problem != "no point at x = 500, 1000 of panel p: this profile computes x = 15, 200" || len(r.Findings) != 0 {
 		t.Errorf("keys the figure lacks: %s %q %v", r.Verdict, r.Problem, r.Findings)
 	}
-	if got := verdictText(r.Verdict); got != "not run in this profile" {
+	if got := verdictText(r.Verdict, ""); got != "not run in this profile" {
 		t.Errorf("verdict text %q", got)
 	}
 	r = Evaluate(c, table(t, append(rows, "p a 1 500 9", "p a 2 500 8", "p b 1 500 1", "p b 2 500 2")...))
@@ -382,7 +385,7 @@ func TestClaimAboutPointsNotComputedIsNotRun(t *testing.T) {
 	}
 	// A curve missing from the panel altogether is a malformed table, not
 	// a profile's choice.
-	if r := Evaluate(c, table(t, "q a 1 500 9")); r.Verdict != NotShown || !strings.Contains(r.Problem, `curve "a" has no points in panel "p"`) {
+	if r := Evaluate(c, table(t, "q a 1 500 9")); r.Verdict != Inconclusive || !strings.Contains(r.Problem, `curve "a" has no points in panel "p"`) {
 		t.Errorf("a curve with no points in the panel: %s %q", r.Verdict, r.Problem)
 	}
 }

@@ -33,7 +33,7 @@ func (Kind) Slots() []task.Slot {
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // claimFields are the keys of one claim in the stage's "claims" list.
-var claimFields = []string{"id", "figure", "section", "text", "stat", "curves", "over", "panel", "keys", "at", "measure", "expect", "threshold", "tolerance", "between", "below", "winner", "cap", "source", "bound"}
+var claimFields = []string{"id", "figure", "section", "text", "stat", "curves", "over", "panel", "keys", "at", "measure", "expect", "threshold", "tolerance", "between", "below", "winner", "cap", "source", "bound", "test", "premise", "note"}
 
 // Plan implements task.Kind. Every problem of every claim is reported,
 // naming it as params.claims[i].field.
@@ -140,6 +140,25 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 	}
 	if c.Stat == StatFraction {
 		c.Below = cp.Float("below", task.Required())
+	}
+	c.Note = cp.String("note", task.Default(""))
+	if cp.Has("test") {
+		c.Test = cp.String("test", task.OneOf(TestInterval, TestSign))
+		if c.Test == TestSign && c.Stat != StatDifference && c.Stat != StatOrder {
+			cp.Errorf("test", "the sign test is the primary statistic of difference and order claims only, not %s", c.Stat)
+		}
+	}
+	if pp, ok := cp.Sub("premise"); ok {
+		c.Premise.Text = pp.String("text", task.Required())
+		switch w := pp.Floats("ratio_within", task.Required()); {
+		case len(w) == 2 && w[0] < w[1]:
+			c.Premise.RatioWithin = [2]float64{w[0], w[1]}
+		case pp.Has("ratio_within"):
+			pp.Errorf("ratio_within", "must be [lo, hi] with lo < hi")
+		}
+		if len(c.Curves) < 2 {
+			cp.Errorf("premise", "a ratio premise needs two curves")
+		}
 	}
 	if c.Stat == StatBound {
 		c.Bound = decodeBound(cp)
@@ -386,12 +405,12 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 }
 
 // Counts of verdicts, in a fixed order.
-var verdictOrder = []Verdict{Holds, Contradicted, NotShown, NotRun, Reported}
+var verdictOrder = []Verdict{Holds, Contradicted, Inconclusive, Uninformative, NotRun, Reported}
 
 // Verdicts returns every verdict, in the order the report counts them.
 func Verdicts() []Verdict { return slices.Clone(verdictOrder) }
 
-// Words is a verdict as the report's text writes it ("not shown").
+// Words is a verdict as the report's text writes it ("not run").
 func (v Verdict) Words() string { return strings.ReplaceAll(string(v), "-", " ") }
 
 func (d *Document) countsText() string {

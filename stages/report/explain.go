@@ -1,0 +1,134 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Explain says, with the measured numbers, why a claim does not hold
+// (contradicted, inconclusive, uninformative, not run or not computed),
+// and how far inside a bound one that holds is; "" for a claim that holds
+// plainly or is only reported. The claim's Note, this project's reading,
+// follows the evidence.
+func Explain(r Result) string {
+	c := r.Claim
+	var why string
+	switch {
+	case r.Verdict == NotRun:
+		why = r.Problem
+	case r.Problem != "":
+		why = "It could not be computed: " + r.Problem + "."
+	case r.Verdict == Uninformative:
+		why = "Its premise does not hold in the data, so the test has nothing to measure (" + r.Premise + ")."
+	case r.Verdict == Contradicted || r.Verdict == Inconclusive:
+		why = evidence(r)
+	case r.Verdict == Holds && c.Stat == StatBound:
+		why = boundMargin(r)
+	}
+	if why == "" {
+		return ""
+	}
+	if c.Note != "" && r.Verdict != Holds {
+		why += " This project's reading: " + c.Note
+	}
+	return why
+}
+
+// evidence lists the findings that decide a contradicted or inconclusive
+// claim, each with its interval and n (and the sign count of paired
+// differences), against the claimed side.
+func evidence(r Result) string {
+	c := r.Claim
+	thr := c.Threshold
+	side := c.Expect + " " + num(thr)
+	switch c.Stat {
+	case StatCrossover:
+		thr, side = 0, "> 0"
+	case StatIncrease:
+		thr = 0.5
+		side = c.Expect + " 0.5"
+	case StatBest:
+		thr, side = 0, c.Expect+" 0"
+	}
+	fs := r.Findings
+	if r.Summary != nil && c.Stat != StatCrossover {
+		fs = []Finding{*r.Summary}
+	}
+	var parts []string
+	shown := 0
+	for _, f := range fs {
+		if f.Verdict != r.Verdict && !(r.Verdict == Contradicted && f.Verdict == Inconclusive) {
+			continue
+		}
+		if c.Stat == StatCrossover && f.Verdict == Inconclusive && r.Verdict == Contradicted {
+			continue
+		}
+		if shown++; shown > 4 {
+			continue
+		}
+		at := strings.TrimSpace(strings.Join(nonEmpty(keyWords(c, f.Key), f.X), ", "))
+		how := "its interval contains " + num(thr)
+		if f.Verdict == Contradicted {
+			how = "wholly on the other side of " + num(thr)
+		}
+		if c.Test == TestSign && f.Sign != nil {
+			how = "the seeds do not lean to the claimed side at the 5% level"
+			if f.Verdict == Contradicted {
+				how = "the seeds lean to the other side at the 5% level"
+			}
+		}
+		s := fmt.Sprintf("%s: %s = %s, n = %d, %s", at, f.Label, f.interval(), f.Seeds, how)
+		if f.Sign != nil {
+			s += " (" + f.Sign.String() + ")"
+		}
+		parts = append(parts, s)
+	}
+	if shown > 4 {
+		parts = append(parts, fmt.Sprintf("and %d more", shown-4))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	verb := "These seeds cannot decide it, claimed " + side
+	if r.Verdict == Contradicted {
+		verb = "The data say the opposite of " + side
+	}
+	return verb + ": " + strings.Join(parts, "; ") + "."
+}
+
+// keyWords names a finding's key: "panel 10", "x = 4", or nothing for a
+// figure without panels.
+func keyWords(c Claim, key string) string {
+	switch {
+	case key == "":
+		return ""
+	case c.Over == "x" || c.Stat == StatIncrease || c.Stat == StatTrend || c.Stat == StatGrowth:
+		return "at " + key
+	}
+	return "panel " + key
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// boundMargin says how far below its bound a holding bound claim is: a
+// bound that holds by orders of magnitude is true and far from tight.
+func boundMargin(r Result) string {
+	worst := 0.0
+	for _, f := range r.Findings {
+		worst = math.Max(worst, f.Hi)
+	}
+	if !(worst > 0) || worst > 0.1 {
+		return ""
+	}
+	orders := math.Floor(-math.Log10(worst))
+	return fmt.Sprintf("It holds with a margin: the largest upper 95%% limit over every x and panel is %s of the bound, %s order%s of magnitude below it, so the bound is true here and far from tight: it does not describe how the regret behaves.", num(worst), num(orders), map[bool]string{true: "s"}[orders != 1])
+}

@@ -1,0 +1,135 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+// Known answers of the exact two-sided sign test (binomial, p = 1/2):
+// 10 of 10 gives 2·2^-10 = 0.001953125; 9 of 10 gives 2·11/1024 =
+// 0.021484375; 8 of 10 gives 2·56/1024 = 0.109375; 5 of 10 and 0 of 0
+// give 1.
+func TestSignTestKnownAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		k, n int
+		p    float64
+	}{{0, 10, 0.001953125}, {1, 10, 0.021484375}, {2, 10, 0.109375}, {5, 10, 1}, {0, 0, 1}, {0, 1, 1}, {0, 5, 0.0625}} {
+		if got := binomTwoSided(tc.k, tc.n); math.Abs(got-tc.p) > 1e-15 {
+			t.Errorf("%d of %d: p = %v, want %v", tc.k, tc.n, got, tc.p)
+		}
+	}
+}
+
+// The paper run's fig1-sgd-above, in miniature: SGD ahead of REINFORCE
+// in 10 of 11 seeds, and one seed far behind, whose gap widens the t
+// interval across 0 while the seeds lean clearly to one side. With the sign test as the primary statistic
+// the claim holds; with the t interval it is inconclusive, and both show
+// the sign count.
+func TestSignTestAsPrimaryStatistic(t *testing.T) {
+	var lines []string
+	for seed := 1; seed <= 10; seed++ {
+		d := 0.01
+		if seed == 10 {
+			d = 0.002
+		}
+		if seed == 3 {
+			d = 0.3
+		}
+		lines = append(lines, fmt.Sprintf("p sgd %d 1000 %v", seed, 0.9+d), fmt.Sprintf("p reinforce %d 1000 0.9", seed))
+	}
+	// A seed behind by a lot: the t interval reaches below 0.
+	lines = append(lines, "p sgd 11 1000 0.2", "p reinforce 11 1000 0.9")
+	tb := table(t, lines...)
+	c := Claim{ID: "sgd-above", Stat: StatOrder, Curves: []string{"sgd", "reinforce"}, Expect: ">"}
+	byT := Evaluate(c, tb)
+	c.Test = TestSign
+	bySign := Evaluate(c, tb)
+	if byT.Verdict != Inconclusive || bySign.Verdict != Holds {
+		t.Fatalf("t interval: %s, sign test: %s; want inconclusive and holds (%+v)", byT.Verdict, bySign.Verdict, byT.Findings)
+	}
+	s := bySign.Findings[0].Sign
+	if s == nil || s.Above != 10 || s.Below != 1 || math.Abs(s.P-binomTwoSided(1, 11)) > 1e-15 {
+		t.Errorf("sign: %+v, want 10 above, 1 below, p = %v", s, binomTwoSided(1, 11))
+	}
+	why := Explain(byT)
+	for _, want := range []string{"cannot decide", "n = 11", "sign test: 10 of 11 seeds above 0, p = 0.01172"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("explanation %q lacks %q", why, want)
+		}
+	}
+	if Explain(bySign) != "" {
+		t.Errorf("a claim that holds plainly has an explanation: %q", Explain(bySign))
+	}
+	if !strings.Contains(ResultOf(byT).Findings[0].method(), "sign test: 10 of 11") {
+		t.Errorf("the findings table does not show the sign count: %q", ResultOf(byT).Findings[0].method())
+	}
+	// Seeds leaning the other way contradict it.
+	c.Curves = []string{"reinforce", "sgd"}
+	if r := Evaluate(c, tb); r.Verdict != Contradicted || !strings.Contains(Explain(r), "lean to the other side") {
+		t.Errorf("reversed: %s, %q", r.Verdict, Explain(r))
+	}
+}
+
+// A trend of the ratio of two curves that never differ by more than 10%
+// has nothing to measure: uninformative, with the ratios measured; the
+// same claim on curves that do differ is judged as before.
+func TestPremiseMakesAClaimUninformative(t *testing.T) {
+	flat := table(t,
+		"10 a 1 5 1.04", "10 b 1 5 1", "10 a 2 5 1.05", "10 b 2 5 1",
+		"100 a 1 5 1.02", "100 b 1 5 1", "100 a 2 5 1.01", "100 b 2 5 1",
+		"1000 a 1 5 0.99", "1000 b 1 5 1", "1000 a 2 5 1.0", "1000 b 2 5 1")
+	c := Claim{ID: "b-dependence", Stat: StatTrend, Curves: []string{"a", "b"}, At: At{Matched: true}, Expect: ">",
+		Premise: Premise{Text: "the two curves differ by more than 10% somewhere", RatioWithin: [2]float64{0.9, 1.1}},
+		Note:    "neither learner moves."}
+	r := Evaluate(c, flat)
+	if r.Verdict != Uninformative {
+		t.Fatalf("verdict %s, want uninformative (%s)", r.Verdict, r.Premise)
+	}
+	why := Explain(r)
+	for _, want := range []string{"premise does not hold", "1.045 at 10", "1.015 at 100", "0.995 at 1000", "never leaves [0.9, 1.1]", "This project's reading: neither learner moves."} {
+		if !strings.Contains(why, want) {
+			t.Errorf("explanation %q lacks %q", why, want)
+		}
+	}
+	apart := table(t,
+		"10 a 1 5 1.5", "10 b 1 5 1", "10 a 2 5 1.6", "10 b 2 5 1",
+		"100 a 1 5 3", "100 b 1 5 1", "100 a 2 5 3.2", "100 b 2 5 1",
+		"1000 a 1 5 9", "1000 b 1 5 1", "1000 a 2 5 9.5", "1000 b 2 5 1")
+	if r := Evaluate(c, apart); r.Verdict == Uninformative || !strings.Contains(r.Premise, "which leaves") {
+		t.Errorf("curves 1.5 to 9 apart: %s (%s)", r.Verdict, r.Premise)
+	}
+}
+
+// A mean over runs stopped at the cap is only a lower bound: no t
+// interval ("25 [−3.4, 53.4]" and "100 [100, 100]" in the paper report
+// before), written "≥ mean"; without capped runs the t interval stays.
+func TestCappedMeanIsALowerBound(t *testing.T) {
+	tb := unpanelled(t, `"" a 1 0.05 10`, `"" a 2 0.05 100`, `"" a 3 0.05 30`, `"" a 1 0.01 10`, `"" a 2 0.01 20`, `"" a 3 0.01 30`)
+	r := Evaluate(Claim{Stat: StatValue, Curves: []string{"a"}, Over: "x", Cap: 100}, tb)
+	if len(r.Findings) != 2 {
+		t.Fatalf("findings %+v", r.Findings)
+	}
+	capped, free := r.Findings[1], r.Findings[0]
+	if capped.Key != "0.05" || !capped.AtLeast || !math.IsNaN(capped.Lo) || capped.interval() != "≥ 46.67" || !strings.Contains(capped.Method, "1 of 3 runs at the cap 100") {
+		t.Errorf("capped point: %+v, %q", capped, capped.interval())
+	}
+	if free.AtLeast || math.IsNaN(free.Lo) || free.Method != MethodT {
+		t.Errorf("point without capped runs: %+v", free)
+	}
+}
+
+// A bound that holds by orders of magnitude says so; one that holds
+// tightly does not.
+func TestBoundMargin(t *testing.T) {
+	tb := table(t, "10 a 1 100 0.001", "10 a 2 100 0.0012", "10 a 3 100 0.0011")
+	c := Claim{Stat: StatBound, Curves: []string{"a"}, Expect: "<", Threshold: 1, Bound: Bound{Coef: 1}}
+	if why := Explain(Evaluate(c, tb)); !strings.Contains(why, "2 orders of magnitude below it") || !strings.Contains(why, "far from tight") {
+		t.Errorf("far inside the bound: %q", why)
+	}
+	c.Bound.Coef = 0.0015
+	if r := Evaluate(c, tb); r.Verdict != Holds || Explain(r) != "" {
+		t.Errorf("close to the bound: %s, %q", r.Verdict, Explain(r))
+	}
+}
