@@ -99,6 +99,18 @@ type PanelSpec struct {
 	// HLines are reference lines across the panel (e.g. a budget cap),
 	// drawn dashed in gray with their label; the y range includes them.
 	HLines []HLine
+
+	// Guides are reference curves (e.g. a theorem's bound on a curve),
+	// drawn dashed in their colour with their label at their right end;
+	// the y range includes them.
+	Guides []Guide
+}
+
+// Guide is a labelled reference curve: y against x, not data.
+type Guide struct {
+	Label string
+	Color color.Color
+	X, Y  []float64
 }
 
 // HLine is a labelled horizontal reference line.

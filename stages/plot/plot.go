@@ -74,6 +74,20 @@ type runner struct {
 	companionLogY          bool   // also a companion figure on a log y axis
 	capLabel               string // final mode: label of the line at converged_below ("" for none)
 	ratio                  *ratioView
+	bounds                 []curveBound // reference curves drawn beside a curve
+}
+
+// curveBound is an upper bound on a curve drawn beside it, dashed:
+// Coef·(panel + PanelAdd)^PanelPow·x^XPow (the form of the report's bound
+// claims, e.g. Theorem 1's average regret), at the curve's x in each panel.
+type curveBound struct {
+	curve, label                   string
+	coef, panelAdd, panelPow, xPow float64
+}
+
+// at is the bound at x in the panel whose key is k.
+func (b curveBound) at(x, k float64) float64 {
+	return b.coef * math.Pow(k+b.panelAdd, b.panelPow) * math.Pow(x, b.xPow)
 }
 
 // sciText writes x for a label: "10⁶", "2·10⁴", or plain below 1000.
@@ -186,6 +200,25 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 	if in, ok := p.Sub("inset"); ok {
 		r.inset = &InsetSpec{XMin: in.Float("x_min", task.Required()), XMax: in.Float("x_max", task.Required()),
 			YMin: in.Float("y_min", task.Required()), YMax: in.Float("y_max", task.Required())}
+	}
+	// bounds: per curve, an upper bound drawn beside it (label, and bound:
+	// coef, panel_add, panel_pow, x_pow, as a report bound claim has it).
+	if bs, ok := p.Sub("bounds"); ok {
+		for _, c := range bs.Keys() {
+			e, _ := bs.Sub(c)
+			if !slices.Contains(r.curves, c) {
+				bs.Errorf(c, "not one of the curves %v", r.curves)
+				continue
+			}
+			b := curveBound{curve: c, label: e.String("label", task.Required())}
+			if f, ok := e.Sub("bound", task.Required()); ok {
+				b.coef = f.Float("coef", task.Required(), task.Above(0))
+				b.panelAdd = f.Float("panel_add", task.Default(0.0))
+				b.panelPow = f.Float("panel_pow", task.Default(0.0))
+				b.xPow = f.Float("x_pow", task.Default(0.0))
+			}
+			r.bounds = append(r.bounds, b)
+		}
 	}
 	r.mode = p.String("mode", task.Default(ModeCurves), task.OneOf(ModeCurves, ModeFinal))
 	if r.mode == ModeFinal {
@@ -362,7 +395,8 @@ func (r *runner) spec(curves []Curve, panelOrder []string) Spec {
 		if r.panelAxis != "" {
 			title = strings.ReplaceAll(r.panelTitle, "%s", cmp.Or(r.panelLabels[pk], pk))
 		}
-		spec.Panels = append(spec.Panels, PanelSpec{Key: pk, Title: title, XLabel: r.xLabel, YLabel: r.yLabel, LogX: r.logX, LogY: r.logY, XMin: r.xMin, XMax: r.xMax, YMin: yMin, YMax: yMax, HLines: hlines})
+		spec.Panels = append(spec.Panels, PanelSpec{Key: pk, Title: title, XLabel: r.xLabel, YLabel: r.yLabel, LogX: r.logX, LogY: r.logY, XMin: r.xMin, XMax: r.xMax, YMin: yMin, YMax: yMax, HLines: hlines,
+			Guides: r.guides(curves, pk)})
 	}
 	for _, c := range r.curves {
 		label := r.labels[c]
@@ -377,6 +411,30 @@ func (r *runner) spec(curves []Curve, panelOrder []string) Spec {
 	}
 	spec.Caption = strings.TrimSpace(r.caption + " Lines: mean across seeds; " + r.band.Caption(nSeeds) + ".")
 	return spec
+}
+
+// guides are the bounds drawn in panel pk, each at its curve's x there, in
+// its curve's colour (a panel key that is not a number draws none of the
+// bounds that depend on it).
+func (r *runner) guides(curves []Curve, pk string) []Guide {
+	var out []Guide
+	for _, b := range r.bounds {
+		k, err := strconv.ParseFloat(pk, 64)
+		if err != nil && b.panelPow != 0 {
+			continue
+		}
+		for _, c := range curves {
+			if c.Panel != pk || c.Curve != b.curve {
+				continue
+			}
+			g := Guide{Label: b.label, Color: Colors[cmp.Or(r.colors[b.curve], "black")], X: slices.Clone(c.X)}
+			for _, x := range c.X {
+				g.Y = append(g.Y, b.at(x, k))
+			}
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // logCompanion is the same figure on a log y axis: a companion view of

@@ -461,8 +461,19 @@ func (p panelData) draw(c draw.Canvas) {
 	for _, h := range s.HLines {
 		if !s.LogY || h.Y > 0 {
 			pl.Add(hline(h))
-			pl.ys = append(pl.ys, h.Y)
 		}
+	}
+	pl.ys = append(pl.ys, p.referenceYs()...)
+	// The highest guide at the right end is labelled above its line, the
+	// others below theirs, so that two close bounds do not overprint.
+	top := -1
+	for i, g := range s.Guides {
+		if n := len(g.Y); n > 0 && (top < 0 || g.Y[n-1] > s.Guides[top].Y[len(s.Guides[top].Y)-1]) {
+			top = i
+		}
+	}
+	for i, g := range s.Guides {
+		pl.Add(guide{Guide: g, labelBelow: i != top})
 	}
 	pl.X.Min, pl.X.Max = axisRange(pl.xs, s.LogX, s.XMin, s.XMax)
 	pl.Y.Min, pl.Y.Max = axisRange(pl.ys, s.LogY, s.YMin, s.YMax)
@@ -529,6 +540,81 @@ func (h hline) Plot(c draw.Canvas, p *gplot.Plot) {
 	if h.Label != "" {
 		c.FillText(hlineLabelStyle, vg.Point{X: c.Max.X - vg.Points(3), Y: y + vg.Points(2)}, h.Label)
 	}
+}
+
+// referenceYs are the y values of the panel's reference lines and guides
+// that its y range must include (the positive ones on a log axis).
+func (p panelData) referenceYs() []float64 {
+	s := p.spec
+	var ys []float64
+	for _, h := range s.HLines {
+		if !s.LogY || h.Y > 0 {
+			ys = append(ys, h.Y)
+		}
+	}
+	for _, g := range s.Guides {
+		for i, y := range g.Y {
+			if (!s.LogY || y > 0) && (!s.LogX || g.X[i] > 0) {
+				ys = append(ys, y)
+			}
+		}
+	}
+	return ys
+}
+
+// guide draws a reference curve dashed in its colour, its label above its
+// last point, right-aligned.
+type guide struct {
+	Guide
+	labelBelow bool
+}
+
+// Plot implements gonum/plot's Plotter.
+func (g guide) Plot(c draw.Canvas, p *gplot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := hlineStyle
+	sty.Color = g.Color
+	var pts []vg.Point
+	for i, x := range g.X {
+		if (x > 0 || !isLog(p.X.Scale)) && (g.Y[i] > 0 || !isLog(p.Y.Scale)) {
+			pts = append(pts, vg.Point{X: trX(x), Y: trY(g.Y[i])})
+		}
+	}
+	if len(pts) < 2 {
+		return
+	}
+	c.StrokeLines(sty, c.ClipLinesXY(pts)...)
+	if g.Label != "" {
+		end := pts[len(pts)-1]
+		// The label spans [right − its width, right]: it sits above (or
+		// below) the line over that whole span, not only at its end.
+		right := min(end.X, c.Max.X) - vg.Points(3)
+		yl := polylineY(pts, right-hlineLabelStyle.Width(g.Label))
+		sty, y := hlineLabelStyle, max(end.Y, yl)+vg.Points(2)
+		if g.labelBelow {
+			sty.YAlign, y = draw.YTop, min(end.Y, yl)-vg.Points(2)
+		}
+		c.FillText(sty, vg.Point{X: right, Y: y}, g.Label)
+	}
+}
+
+// polylineY is the polyline's y at x (pts in increasing x), its end's y
+// beyond its ends.
+func polylineY(pts []vg.Point, x vg.Length) vg.Length {
+	if x <= pts[0].X {
+		return pts[0].Y
+	}
+	for i := 1; i < len(pts); i++ {
+		if a, b := pts[i-1], pts[i]; x <= b.X && b.X > a.X {
+			return a.Y + (b.Y-a.Y)*(x-a.X)/(b.X-a.X)
+		}
+	}
+	return pts[len(pts)-1].Y
+}
+
+func isLog(n gplot.Normalizer) bool {
+	_, ok := n.(gplot.LogScale)
+	return ok
 }
 
 // insetYLimits returns the inset's y limits: the spec's, widened to every

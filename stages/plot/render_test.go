@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -444,5 +445,60 @@ func TestRenderWrapsALongTitle(t *testing.T) {
 	}
 	if one := titleStyle.Height(spec.Title) + gap; f.titleH <= one {
 		t.Errorf("title height %v leaves room for one line (%v)", f.titleH, one)
+	}
+}
+
+// A guide (a theorem's bound) is drawn with its label, and the panel's y
+// range reaches it: a bound far above the data widens the axis to it
+// rather than leaving the page.
+func TestRenderGuides(t *testing.T) {
+	spec, series := linregFixture()
+	spec.Panels = spec.Panels[1:] // d=100: log x and log y
+	spec.Panels[0].Guides = []Guide{
+		{Label: "Alg. 1's bound", Color: red, X: []float64{100, 1e4, 3e5}, Y: []float64{500, 150, 60}},
+		{Label: "Alg. 2's bound", Color: blue, X: []float64{100, 1e4, 3e5}, Y: []float64{400, 120, 50}},
+	}
+	var kept []Series
+	for _, s := range series {
+		if s.Panel == spec.Panels[0].Key {
+			kept = append(kept, s)
+		}
+	}
+	curves, err := Aggregate(kept, BandMinMaxStd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := newFigure(spec, curves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, svg, err := Render(spec, curves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{"Alg. 1&#39;s bound", "Alg. 2&#39;s bound"} {
+		if !strings.Contains(string(svg), l) {
+			t.Errorf("SVG lacks the guide label %q", l)
+		}
+	}
+	// The y range takes in the guides (the data stay below 3): all their
+	// values on this log axis, and on a linear one too.
+	ys := f.panels[0].referenceYs()
+	if len(ys) != 6 || slices.Max(ys) != 500 {
+		t.Errorf("reference y values %v, want the guides' six with 500 the largest", ys)
+	}
+	f.panels[0].spec.Guides[0].Y[2] = -1 // not drawable on a log axis
+	if ys := f.panels[0].referenceYs(); len(ys) != 5 {
+		t.Errorf("a non-positive guide value on a log axis kept: %v", ys)
+	}
+}
+
+// polylineY interpolates along a polyline and holds its ends beyond them.
+func TestPolylineY(t *testing.T) {
+	pts := []vg.Point{{X: 0, Y: 10}, {X: 10, Y: 0}, {X: 20, Y: 5}}
+	for _, tc := range []struct{ x, y vg.Length }{{-5, 10}, {0, 10}, {5, 5}, {10, 0}, {15, 2.5}, {25, 5}} {
+		if got := polylineY(pts, tc.x); got != tc.y {
+			t.Errorf("polylineY(%v) = %v, want %v", tc.x, got, tc.y)
+		}
 	}
 }
