@@ -427,7 +427,7 @@ var paperAxes = map[string]struct {
 	"fig2-linreg":       {true, false, "Number of samples", "Test squared loss"},
 	"fig3a-swimmer":     {false, false, "Horizon H", "Mean Return"},
 	"fig3b-halfcheetah": {false, false, "Horizon H", "Mean Return"},
-	"fig3c-lqr":         {true, false, "Noise standard deviation c", "Number of samples (multiples of 10^4)"},
+	"fig3c-lqr":         {true, false, "Noise standard deviation c", "Number of samples (multiples of 10⁴)"},
 	"olr-regret":        {true, true, "Rounds T", "Average regret"},
 	// This project's horizon sweep beyond Fig. 3 (issue 31): Fig. 3's axes
 	// with H on a log scale, since it spans 15 to 1000.

@@ -75,6 +75,7 @@ type runner struct {
 	capLabel               string // final mode: label of the line at converged_below ("" for none)
 	ratio                  *ratioView
 	bounds                 []curveBound // reference curves drawn beside a curve
+	companionConverged     bool         // final mode: also <figure>-converged-view.png/svg
 }
 
 // curveBound is an upper bound on a curve drawn beside it, dashed:
@@ -229,6 +230,12 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 		// budget runs stop at, "%s" standing for that budget ("" for no line).
 		r.capLabel = p.String("cap_label", task.Default(""))
 		r.fit = p.Bool("fit_loglog", task.Default(false))
+		// companion_converged: also <figure>-converged-view.png/svg, the
+		// fraction of seeds below converged_below at each x.
+		r.companionConverged = p.Bool("companion_converged", task.Default(false))
+		if r.companionConverged && r.convergedBelow == nil {
+			p.Errorf("companion_converged", "needs converged_below, the budget runs stop at")
+		}
 	}
 	return r
 }
@@ -272,6 +279,14 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 	}
 	if r.mode == ModeFinal && r.convergedBelow != nil {
 		outputs = append(outputs, output{r.figure + "-converged.csv", convergedCSV(finals, *r.convergedBelow, panelOrder, r.curves)})
+		if r.companionConverged {
+			vs, vc := convergedView(spec, finals, *r.convergedBelow, panelOrder, r.curves, sciText(*r.convergedBelow)+" samples")
+			png, svg, err := Render(vs, vc)
+			if err != nil {
+				return err
+			}
+			outputs = append(outputs, output{r.figure + "-converged-view.png", png}, output{r.figure + "-converged-view.svg", svg})
+		}
 	}
 	if r.mode == ModeFinal && r.fit {
 		outputs = append(outputs, output{r.figure + "-fit.csv", FitCSV(series)}, output{r.figure + "-ratio.csv", RatioCSV(series, panelOrder, r.curves)})
@@ -503,47 +518,6 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
-}
-
-// convergedCSV counts, per panel, curve and x, the seeds whose raw final
-// value is below the threshold: panel,curve,x,converged,n_seeds,fraction.
-func convergedCSV(fs []final, below float64, panels, curves []string) []byte {
-	type key struct {
-		panel, curve string
-		x            float64
-	}
-	type count struct{ ok, n int }
-	counts := map[key]*count{}
-	var keys []key
-	for _, f := range fs {
-		k := key{f.panel, f.curve, f.x}
-		c, seen := counts[k]
-		if !seen {
-			c = &count{}
-			counts[k] = c
-			keys = append(keys, k)
-		}
-		c.n++
-		if f.raw < below {
-			c.ok++
-		}
-	}
-	slices.SortStableFunc(keys, func(a, b key) int {
-		if d := slices.Index(panels, a.panel) - slices.Index(panels, b.panel); d != 0 {
-			return d
-		}
-		if d := slices.Index(curves, a.curve) - slices.Index(curves, b.curve); d != 0 {
-			return d
-		}
-		return cmpFloat(a.x, b.x)
-	})
-	var b bytes.Buffer
-	b.WriteString("panel,curve,x,converged,n_seeds,fraction\n")
-	for _, k := range keys {
-		c := counts[k]
-		fmt.Fprintf(&b, "%s,%s,%s,%d,%d,%s\n", k.panel, k.curve, task.FormatFloat(k.x), c.ok, c.n, task.FormatFloat(float64(c.ok)/float64(c.n)))
-	}
-	return b.Bytes()
 }
 
 // columns extracts two named columns of a curve CSV.

@@ -538,7 +538,13 @@ func (h hline) Plot(c draw.Canvas, p *gplot.Plot) {
 	y := trY(h.Y)
 	c.StrokeLine2(hlineStyle, c.Min.X, y, c.Max.X, y)
 	if h.Label != "" {
-		c.FillText(hlineLabelStyle, vg.Point{X: c.Max.X - vg.Points(3), Y: y + vg.Points(2)}, h.Label)
+		// Above the line, or below it where the label would cross the
+		// frame's top (Fig. 3c's cap at the top of its axis).
+		sty, ly := hlineLabelStyle, y+vg.Points(2)
+		if ly+sty.Height(h.Label) > c.Max.Y {
+			sty.YAlign, ly = draw.YTop, y-vg.Points(2)
+		}
+		c.FillText(sty, vg.Point{X: c.Max.X - vg.Points(3), Y: ly}, h.Label)
 	}
 }
 

@@ -708,14 +708,7 @@ func binomTwoSided(k, n int) float64 {
 	if n == 0 {
 		return 1
 	}
-	tail, c := 0.0, 1.0 // c = C(n, i)
-	for i := 0; i <= k; i++ {
-		if i > 0 {
-			c = c * float64(n-i+1) / float64(i)
-		}
-		tail += c
-	}
-	return math.Min(1, 2*tail*math.Pow(0.5, float64(n)))
+	return math.Min(1, 2*binomCDF(k, n))
 }
 
 // judge is the sign test's verdict on a claimed side: holds when the

@@ -27,7 +27,7 @@ const (
 )
 
 // figureSVGs are one figure's SVG documents as the page inlines them.
-type figureSVGs struct{ main, companion, ratioView []byte }
+type figureSVGs struct{ main, companion, ratioView, converged []byte }
 
 // pageSVGs inlines every figure's SVGs, their text set in figureFamily.
 func pageSVGs(figs []*Figure) map[*Figure]figureSVGs {
@@ -40,6 +40,9 @@ func pageSVGs(figs []*Figure) map[*Figure]figureSVGs {
 		}
 		if f.ratioView != nil {
 			s.ratioView = inlineFigure(f.ratioView)
+		}
+		if f.converged != nil {
+			s.converged = inlineFigure(f.converged)
 		}
 		out[f] = s
 	}
@@ -57,7 +60,7 @@ var svgText = regexp.MustCompile(`(?s)<text[^>]*>(.*?)</text>`)
 func fontFace(svgs map[*Figure]figureSVGs) string {
 	seen := map[rune]bool{}
 	for _, s := range svgs {
-		for _, doc := range [][]byte{s.main, s.companion, s.ratioView} {
+		for _, doc := range [][]byte{s.main, s.companion, s.ratioView, s.converged} {
 			for _, m := range svgText.FindAllSubmatch(doc, -1) {
 				for _, r := range html.UnescapeString(string(m[1])) {
 					seen[r] = true

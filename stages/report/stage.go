@@ -273,6 +273,7 @@ type Figure struct {
 	svg       []byte
 	companion []byte // the same numbers on a log y axis, if the plot made one
 	ratioView []byte // one curve over another (Fig. 3d's ARS/ExAct), if the plot made one
+	converged []byte // the fraction of seeds that converged (Fig. 3c), if the plot made one
 	table     Table
 }
 
@@ -352,6 +353,11 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 			f.Curves = curveScales(f.table)
 			if slices.Contains(in.Names(), stem+"-ratio-view.svg") {
 				if f.ratioView, err = in.Read(stem + "-ratio-view.svg"); err != nil {
+					return err
+				}
+			}
+			if slices.Contains(in.Names(), stem+"-converged-view.svg") {
+				if f.converged, err = in.Read(stem + "-converged-view.svg"); err != nil {
 					return err
 				}
 			}
