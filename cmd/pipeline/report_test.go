@@ -93,6 +93,11 @@ func TestReportInChromium(t *testing.T) {
 			}
 		}
 	}
+	// Fig. 3c shows the fraction of seeds that converged beside the
+	// capped mean (issue 43).
+	if i := strings.Index(dom, `<section id="fig-fig3c-lqr">`); i < 0 || !strings.Contains(dom[i:i+strings.Index(dom[i:], "</section>")], "Fraction of seeds that converged") {
+		t.Error("fig3c-lqr's section lacks the fraction-converged view")
+	}
 	if n := strings.Count(dom, "<svg"); n < len(doc.Figures) {
 		t.Errorf("rendered DOM has %d svg elements, want at least %d", n, len(doc.Figures))
 	}

@@ -447,9 +447,9 @@ func (d *Document) HTML(figs []*Figure) []byte {
 		}
 		if f.ratioView != nil {
 			fmt.Fprintf(&b, "<figure class=\"companion\">\n%s\n<figcaption>The same numbers as the ratio of the two methods' mean returns at each horizon, on one scale for both environments (a companion view, not a figure of the paper).</figcaption>\n</figure>\n", svgs[f].ratioView)
-			if f.converged != nil {
-				fmt.Fprintf(&b, "<figure class=\"companion\">\n%s\n<figcaption>The fraction of seeds that converged at each x, with its Clopper–Pearson 95%% interval: the mean above counts a run that never converged at the cap, so it cannot say how many did (a companion view, not a figure of the paper).</figcaption>\n</figure>\n", svgs[f].converged)
-			}
+		}
+		if f.converged != nil {
+			fmt.Fprintf(&b, "<figure class=\"companion\">\n%s\n<figcaption>The fraction of seeds that converged at each x, with its Clopper–Pearson 95%% interval: the mean above counts a run that never converged at the cap, so it cannot say how many did (a companion view, not a figure of the paper).</figcaption>\n</figure>\n", svgs[f].converged)
 		}
 		for _, c := range d.Claims {
 			if c.Figure != f.Name {
