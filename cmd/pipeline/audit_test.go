@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,16 +44,58 @@ func runBinary(t *testing.T, bin, dir string, output func(*exec.Cmd) ([]byte, er
 	return string(out), cmd.ProcessState.ExitCode()
 }
 
-// smokeStore runs the smoke profile into dir/store (figures in dir/fig)
-// and returns the binary, the repository root, dir and the flags that
-// point a command at that store.
+// smokeStore gives the test a smoke store of its own in dir/store
+// (figures in dir/fig) and returns the binary, the repository root, dir
+// and the flags that point a command at that store. The smoke profile
+// runs once per test binary, into a template that each test gets a copy
+// of (a run gives the same bytes every time; a copy takes a fraction of
+// a run, and ten tests take one).
 func smokeStore(t *testing.T) (bin, root, dir string, common []string) {
 	t.Helper()
 	bin, root, dir = binary(t), repoRoot(t), t.TempDir()
-	common = []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke",
+	smokeOnce.Do(func() {
+		tmpl, err := os.MkdirTemp("", "pipeline-smoke-")
+		if err != nil {
+			smokeErr = err
+			return
+		}
+		smokeTemplate = tmpl
+		res, _ := pipelineRun(t, bin, root, smokeFlags(root, tmpl)...)
+		if len(res.Failed) > 0 || len(res.Executed) == 0 {
+			smokeErr = fmt.Errorf("the smoke run into the template executed %d tasks, failed %v", len(res.Executed), res.Failed)
+		}
+	})
+	if smokeErr != nil {
+		t.Fatal(smokeErr)
+	}
+	for _, sub := range []string{"store", "fig"} {
+		if out, err := exec.Command("cp", "-a", filepath.Join(smokeTemplate, sub), filepath.Join(dir, sub)).CombinedOutput(); err != nil {
+			t.Fatalf("copy the smoke template's %s: %v\n%s", sub, err, out)
+		}
+	}
+	return bin, root, dir, smokeFlags(root, dir)
+}
+
+// TestMain removes the smoke template after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if smokeTemplate != "" {
+		os.RemoveAll(smokeTemplate)
+	}
+	os.Exit(code)
+}
+
+var (
+	smokeOnce     sync.Once
+	smokeTemplate string
+	smokeErr      error
+)
+
+// smokeFlags point a command at dir/store and dir/fig under the smoke
+// profile.
+func smokeFlags(root, dir string) []string {
+	return []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke",
 		"--store", filepath.Join(dir, "store"), "--figures", filepath.Join(dir, "fig")}
-	pipelineRun(t, bin, root, common...)
-	return bin, root, dir, common
 }
 
 // TestAuditReplayVerifyGCOnSmoke audits every smoke figure back to its
