@@ -51,6 +51,10 @@ func evidence(r Result) string {
 	case StatBest:
 		thr, side = 0, c.Expect+" 0"
 	}
+	band := c.Expect == "~" && c.Stat != StatCrossover && c.Stat != StatIncrease && c.Stat != StatBest
+	if band {
+		side = fmt.Sprintf("within %s of %s", num(c.Tolerance), num(thr))
+	}
 	fs := r.Findings
 	if r.Summary != nil && c.Stat != StatCrossover {
 		fs = []Finding{*r.Summary}
@@ -72,6 +76,12 @@ func evidence(r Result) string {
 		if f.Verdict == Contradicted {
 			how = "wholly on the other side of " + num(thr)
 		}
+		if band {
+			how = fmt.Sprintf("its interval reaches outside [%s, %s]", num(thr-c.Tolerance), num(thr+c.Tolerance))
+			if f.Verdict == Contradicted {
+				how = fmt.Sprintf("wholly outside [%s, %s]", num(thr-c.Tolerance), num(thr+c.Tolerance))
+			}
+		}
 		if c.Test == TestSign && f.Sign != nil {
 			how = "the seeds do not lean to the claimed side at the 5% level"
 			if f.Verdict == Contradicted {
@@ -92,7 +102,7 @@ func evidence(r Result) string {
 	}
 	verb := "These seeds cannot decide it, claimed " + side
 	if r.Verdict == Contradicted {
-		verb = "The data say the opposite of " + side
+		verb = "The data say otherwise, claimed " + side
 	}
 	return verb + ": " + strings.Join(parts, "; ") + "."
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"zorepro/pipeline/task"
 )
 
 // Known answers of the exact two-sided sign test (binomial, p = 1/2):
@@ -131,5 +133,26 @@ func TestBoundMargin(t *testing.T) {
 	c.Bound.Coef = 0.0015
 	if r := Evaluate(c, tb); r.Verdict != Holds || Explain(r) != "" {
 		t.Errorf("close to the bound: %s, %q", r.Verdict, Explain(r))
+	}
+}
+
+// The paper's sentences no claim tests are listed in every form of the
+// report, each with why; an entry without its reason is named by field.
+func TestUntestedSentences(t *testing.T) {
+	p := task.NewParams("dag.yaml", "report", map[string]any{"untested": []any{
+		map[string]any{"section": "§4", "text": "No dependence on H <sic>.", "why": "no run measures it"},
+		map[string]any{"section": "§3", "text": "sqrt(p)"},
+	}})
+	us := decodeUntested(p)
+	if len(us) != 2 || us[0].Why != "no run measures it" || !strings.Contains(fmt.Sprint(p.Problems()), "untested[1].why") {
+		t.Fatalf("decoded %+v, problems %v", us, p.Problems())
+	}
+	d := newDocument("R", Scale{Profile: "smoke"}, nil, nil)
+	d.Untested = us[:1]
+	if md := string(d.Markdown()); !strings.Contains(md, "## Sentences of the paper no claim tests") || !strings.Contains(md, "| No dependence on H <sic>. | §4 | no run measures it |") {
+		t.Errorf("report.md:\n%s", md)
+	}
+	if h := string(d.HTML(nil)); !strings.Contains(h, `<h2 id="untested">`) || !strings.Contains(h, "No dependence on H &lt;sic&gt;.") {
+		t.Errorf("report.html lacks the untested sentences")
 	}
 }

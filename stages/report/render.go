@@ -15,12 +15,23 @@ import (
 // Document is the report's content: claims.json, and what report.md and
 // report.html show. Nothing in it varies from run to run.
 type Document struct {
-	Title   string         `json:"title"`
-	Scale   Scale          `json:"scale"`
-	Method  string         `json:"method"`
-	Counts  map[string]int `json:"counts"`
-	Claims  []ClaimResult  `json:"claims"`
-	Figures []*Figure      `json:"figures"`
+	Title  string         `json:"title"`
+	Scale  Scale          `json:"scale"`
+	Method string         `json:"method"`
+	Counts map[string]int `json:"counts"`
+	Claims []ClaimResult  `json:"claims"`
+	// Untested are the paper's sentences no claim tests, each with what
+	// would test it.
+	Untested []Untested `json:"untested,omitempty"`
+	Figures  []*Figure  `json:"figures"`
+}
+
+// Untested is a sentence of the paper that no claim tests, and why: what
+// the runs lack, and what would test it.
+type Untested struct {
+	Section string `json:"section"`
+	Text    string `json:"text"`
+	Why     string `json:"why"`
 }
 
 // Scale is the scale the report's numbers were made at, shown at its top:
@@ -350,6 +361,12 @@ func (d *Document) Markdown() []byte {
 	for _, c := range d.Claims {
 		fmt.Fprintf(&b, "| %s | %s | %s (%s)%s | %s | %s | %s | **%s** |\n", c.ID, c.Figure, md(c.Text), md(c.Section), md(c.sourceNote()), md(c.Statistic), c.seeds(), md(c.result()), verdictText(c.Verdict, c.seeds()))
 	}
+	if len(d.Untested) > 0 {
+		b.WriteString("\n## Sentences of the paper no claim tests\n\n| the paper says | where | why not, and what would test it |\n|---|---|---|\n")
+		for _, u := range d.Untested {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", md(u.Text), md(u.Section), md(u.Why))
+		}
+	}
 	for _, f := range d.Figures {
 		fmt.Fprintf(&b, "\n## %s\n\n", f.Name)
 		if f.Extension {
@@ -436,6 +453,13 @@ func (d *Document) HTML(figs []*Figure) []byte {
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</table>\n")
+	if len(d.Untested) > 0 {
+		b.WriteString("<h2 id=\"untested\">Sentences of the paper no claim tests</h2>\n<table class=\"untested\">\n<tr><th>the paper says</th><th>where</th><th>why not, and what would test it</th></tr>\n")
+		for _, u := range d.Untested {
+			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>\n", e(u.Text), e(u.Section), e(u.Why))
+		}
+		b.WriteString("</table>\n")
+	}
 	for _, f := range figs {
 		fmt.Fprintf(&b, "<section id=\"fig-%s\">\n<h2>%s</h2>\n", e(f.Name), e(f.Name))
 		if f.Extension {

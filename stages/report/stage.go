@@ -49,7 +49,38 @@ func (Kind) Plan(p *task.Params) task.Runner {
 		r.extensions = p.Strings("extensions")
 	}
 	r.tuning = decodeTuning(p)
+	r.untested = decodeUntested(p)
 	return r
+}
+
+// decodeUntested reads the "untested" list: sentences of the paper no
+// claim tests, each with its section and what would test it.
+func decodeUntested(p *task.Params) []Untested {
+	raw, ok := p.Raw("untested")
+	if !ok {
+		return nil
+	}
+	list, isList := raw.([]any)
+	if !isList {
+		p.Errorf("untested", "must be a list of {section, text, why}")
+		return nil
+	}
+	var out []Untested
+	for i, x := range list {
+		field := fmt.Sprintf("untested[%d]", i)
+		m, isMap := x.(map[string]any)
+		if !isMap {
+			p.Errorf(field, "must be a mapping (section, text, why)")
+			continue
+		}
+		up := task.NewParams(p.File(), p.Stage(), m)
+		u := Untested{Section: up.String("section", task.Required()), Text: up.String("text", task.Required()), Why: up.String("why", task.Required())}
+		for _, pr := range subProblems(up) {
+			p.Errorf(entryField(field, pr[0]), "%s", pr[1])
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // DecodeClaims reads the "claims" list of a report stage's parameters,
@@ -248,6 +279,7 @@ func text(v any) string {
 type runner struct {
 	title      string
 	claims     []Claim
+	untested   []Untested
 	scale      Scale
 	extensions []string
 	tuning     []Tuning
@@ -394,6 +426,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 		results[i] = Evaluate(c, f.table)
 	}
 	doc := newDocument(r.title, r.scale, figs, results)
+	doc.Untested = r.untested
 	js, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err
