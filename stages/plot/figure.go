@@ -125,6 +125,8 @@ type CurveStyle struct {
 	Key   string // matches Curve.Curve
 	Label string // legend text
 	Color color.Color
+	// NoBand: the curve has no band, and its legend entry shows none.
+	NoBand bool
 }
 
 // InsetSpec describes a zoomed inset drawn in the upper-left corner of a

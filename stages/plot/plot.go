@@ -271,7 +271,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 		outputs = append(outputs, output{r.figure + "-logy.png", png}, output{r.figure + "-logy.svg", svg})
 	}
 	if r.ratio != nil {
-		more, err := r.ratio.outputs(r.figure, spec, curves)
+		more, err := r.ratio.outputs(r.figure, spec, curves, series)
 		if err != nil {
 			return err
 		}

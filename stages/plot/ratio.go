@@ -5,7 +5,11 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"zorepro/pipeline/task"
 )
@@ -13,7 +17,11 @@ import (
 // ratioView is a companion figure of one curve's mean over another's, per
 // panel and x (Fig. 3d's ARS/ExAct): where one method leads and by how
 // much, on one scale for every panel. A ratio of means is drawn only
-// where the denominator's mean is positive; the figure says so.
+// where the denominator's mean is clearly above 0 (its 95% t interval
+// over the seeds excludes 0): elsewhere the ratio's Fieller interval is
+// unbounded and a drawn point would claim a precision the seeds do not
+// have. A panel with fewer than two such points is left out. The caption
+// names every x and panel left out.
 type ratioView struct {
 	num, den string // curve keys
 	label    string // e.g. "ARS / ExAct"
@@ -21,17 +29,18 @@ type ratioView struct {
 
 // ratios is a view's curves and what they leave out.
 type ratios struct {
-	curves  []Curve              // one "ratio" curve per panel that has one
-	skipped []string             // panels where den's mean is positive at no x
-	left    map[string][]float64 // per drawn panel, the x where den's mean is not positive
+	curves  []Curve              // one "ratio" curve per panel drawn
+	skipped map[string]string    // per panel left out, why
+	left    map[string][]float64 // per drawn panel, the x left out
 	xMin    float64              // the x range of every source curve, so that
 	xMax    float64              // the view's panels span the figure's
 }
 
 // curves divides the num curve's mean by the den curve's in every panel at
-// every x both have, as one curve per panel keyed "ratio" (no band).
-func (v *ratioView) curves(all []Curve) (*ratios, error) {
-	r := &ratios{left: map[string][]float64{}, xMin: math.Inf(1), xMax: math.Inf(-1)}
+// every x both have where den's mean is clearly above 0 (series gives
+// den's per-seed values), as one curve per panel keyed "ratio" (no band).
+func (v *ratioView) curves(all []Curve, series []Series) (*ratios, error) {
+	r := &ratios{left: map[string][]float64{}, skipped: map[string]string{}, xMin: math.Inf(1), xMax: math.Inf(-1)}
 	var panels []string
 	for _, c := range all {
 		if !slices.Contains(panels, c.Panel) {
@@ -53,15 +62,19 @@ func (v *ratioView) curves(all []Curve) (*ratios, error) {
 			if j < 0 {
 				continue
 			}
-			if den.Mean[j] <= 0 {
+			if !clearlyPositive(seedValues(series, p, v.den, x)) {
 				left = append(left, x)
 				continue
 			}
 			q := num.Mean[i] / den.Mean[j]
 			c.X, c.Mean, c.Lo, c.Hi = append(c.X, x), append(c.Mean, q), append(c.Lo, q), append(c.Hi, q)
 		}
-		if len(c.X) == 0 {
-			r.skipped = append(r.skipped, p)
+		switch len(c.X) {
+		case 0:
+			r.skipped[p] = "the denominator's mean return is clearly above 0 at no x"
+			continue
+		case 1:
+			r.skipped[p] = fmt.Sprintf("the denominator's mean return is clearly above 0 at x = %s only (ratio %s)", task.FormatFloat(c.X[0]), sig4(c.Mean[0]))
 			continue
 		}
 		if len(left) > 0 {
@@ -71,6 +84,35 @@ func (v *ratioView) curves(all []Curve) (*ratios, error) {
 	}
 	return r, nil
 }
+
+// seedValues are a curve's per-seed values at x in a panel, in series order.
+func seedValues(series []Series, panel, curve string, x float64) []float64 {
+	var out []float64
+	for _, s := range series {
+		if s.Panel != panel || s.Curve != curve {
+			continue
+		}
+		if i := slices.Index(s.X, x); i >= 0 {
+			out = append(out, s.Y[i])
+		}
+	}
+	return out
+}
+
+// clearlyPositive reports whether the 95% t interval of the mean of ys
+// lies above 0: the condition under which the Fieller interval of a ratio
+// with this denominator is bounded (the report's ratio claims use it).
+func clearlyPositive(ys []float64) bool {
+	n := float64(len(ys))
+	if len(ys) < 2 {
+		return false
+	}
+	m, sd := stat.MeanStdDev(ys, nil)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975)
+	return m-t*sd/math.Sqrt(n) > 0
+}
+
+func sig4(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 
 func find(cs []Curve, panel, curve string) *Curve {
 	for i := range cs {
@@ -95,23 +137,23 @@ func (v *ratioView) spec(s Spec, r *ratios) Spec {
 	lo, hi = lo-pad, hi+pad
 	c := s
 	c.Title = v.label + ", the ratio of mean returns"
-	c.Caption = fmt.Sprintf("A companion view of the same numbers: %s, the ratio of the mean returns at each x, drawn where the denominator's mean is positive; above 1 the first leads. Not a figure of the paper.", v.label)
+	c.Caption = fmt.Sprintf("A companion view of the same numbers: %s, the ratio of the mean returns at each x, drawn only where the denominator's mean return is clearly above 0 (its 95%% t interval over the seeds excludes 0; elsewhere the ratio's 95%% interval is unbounded); above 1 the first leads. Not a figure of the paper.", v.label)
 	c.Panels = nil
 	for _, p := range s.Panels {
-		switch xs := r.left[p.Key]; {
-		case slices.Contains(r.skipped, p.Key):
-			c.Caption += fmt.Sprintf(" %s: no ratio, the denominator's mean return is not positive at any x.", panelTitle(s, p.Key))
+		if why, ok := r.skipped[p.Key]; ok {
+			c.Caption += fmt.Sprintf(" %s: no panel, %s.", panelTitle(s, p.Key), why)
 			continue
-		case len(xs) > 0:
+		}
+		if xs := r.left[p.Key]; len(xs) > 0 {
 			vs := make([]string, len(xs))
 			for i, x := range xs {
 				vs[i] = task.FormatFloat(x)
 			}
-			c.Caption += fmt.Sprintf(" %s: not drawn at x = %s, where the denominator's mean return is not positive.", panelTitle(s, p.Key), strings.Join(vs, ", "))
+			c.Caption += fmt.Sprintf(" %s: not drawn at x = %s, where the denominator's mean return is not clearly above 0.", panelTitle(s, p.Key), strings.Join(vs, ", "))
 		}
 		c.Panels = append(c.Panels, p)
 	}
-	c.Curves = []CurveStyle{{Key: "ratio", Label: v.label, Color: color.Black}}
+	c.Curves = []CurveStyle{{Key: "ratio", Label: v.label, Color: color.Black, NoBand: true}}
 	for i := range c.Panels {
 		c.Panels[i].YLabel = v.label
 		c.Panels[i].LogY, c.Panels[i].YMin, c.Panels[i].YMax = false, &lo, &hi
@@ -136,8 +178,8 @@ func panelTitle(s Spec, key string) string {
 
 // outputs renders the view: <figure>-ratio-view.png, .svg and .csv, or
 // nothing if no panel has a ratio.
-func (v *ratioView) outputs(figure string, s Spec, curves []Curve) ([]output, error) {
-	r, err := v.curves(curves)
+func (v *ratioView) outputs(figure string, s Spec, curves []Curve, series []Series) ([]output, error) {
+	r, err := v.curves(curves, series)
 	if err != nil || len(r.curves) == 0 {
 		return nil, err
 	}

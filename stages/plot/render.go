@@ -430,10 +430,12 @@ func (f *figure) drawLegend(c draw.Canvas, left, right, top vg.Length) {
 		for _, i := range row {
 			s := f.legend[i]
 			h := vg.Points(thumbHalfH)
-			c.FillPolygon(bandColor(s.Color), []vg.Point{
-				{X: x, Y: yc - h}, {X: x + thumbWidth, Y: yc - h},
-				{X: x + thumbWidth, Y: yc + h}, {X: x, Y: yc + h},
-			})
+			if !s.NoBand {
+				c.FillPolygon(bandColor(s.Color), []vg.Point{
+					{X: x, Y: yc - h}, {X: x + thumbWidth, Y: yc - h},
+					{X: x + thumbWidth, Y: yc + h}, {X: x, Y: yc + h},
+				})
+			}
 			c.StrokeLine2(lineStyle(s.Color), x, yc, x+thumbWidth, yc)
 			c.FillText(legendStyle, vg.Point{X: x + thumbWidth + vg.Points(5), Y: yc}, s.Label)
 			x += entryWidth(s) + vg.Points(entrySpacing)
