@@ -264,7 +264,7 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 		{r.figure + ".csv", CurvesCSV(curves)}, {r.figure + "-seeds.csv", SeedsCSV(series)},
 	}
 	if r.companionLogY {
-		png, svg, err := Render(logCompanion(spec), curves)
+		png, svg, err := Render(logCompanion(spec, curves), curves)
 		if err != nil {
 			return err
 		}
@@ -454,14 +454,35 @@ func (r *runner) guides(curves []Curve, pk string) []Guide {
 
 // logCompanion is the same figure on a log y axis: a companion view of
 // values the paper's linear axis squeezes together (Fig. 2's final losses,
-// all near the noise floor), not a figure of the paper.
-func logCompanion(s Spec) Spec {
+// all near the noise floor), not a figure of the paper. Each panel's axis
+// starts one decade below its lowest mean: a band's lower edge (the
+// smallest seed's value, with min-max bands) would otherwise stretch it
+// over many decades (Newton's at d = 10 reached 10^-17) and squeeze the
+// curves; bands are cut there.
+func logCompanion(s Spec, curves []Curve) Spec {
 	c := s
 	c.Title = s.Title + " (log y)"
-	c.Caption = "A companion view of the same numbers on a log y axis, not the paper's axis. " + s.Caption
+	c.Caption = "A companion view of the same numbers on a log y axis, not the paper's axis; a panel's axis starts at most one decade below its lowest mean, and bands reaching lower are cut there. " + s.Caption
 	c.Panels = slices.Clone(s.Panels)
 	for i := range c.Panels {
 		c.Panels[i].LogY, c.Panels[i].YMin, c.Panels[i].YMax = true, nil, nil
+		lo, bandLo := math.Inf(1), math.Inf(1)
+		for _, cv := range curves {
+			if cv.Panel != c.Panels[i].Key {
+				continue
+			}
+			for j, m := range cv.Mean {
+				if m > 0 {
+					lo = min(lo, m)
+				}
+				if cv.Lo[j] > 0 {
+					bandLo = min(bandLo, cv.Lo[j])
+				}
+			}
+		}
+		if floor := lo / 10; !math.IsInf(lo, 1) && bandLo < floor {
+			c.Panels[i].YMin = &floor
+		}
 	}
 	c.Inset = nil
 	return c

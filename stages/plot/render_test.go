@@ -502,3 +502,24 @@ func TestPolylineY(t *testing.T) {
 		}
 	}
 }
+
+// The log companion's axis starts one decade below a panel's lowest mean
+// when a band reaches further down (Newton's min-max band at d = 10 went
+// to 10^-17), and where the data stay above that it is left to the data.
+func TestLogCompanionCutsDeepBands(t *testing.T) {
+	s := Spec{Panels: []PanelSpec{{Key: "10"}, {Key: "100"}}}
+	curves := []Curve{
+		{Panel: "10", Curve: "newton", X: []float64{1, 2}, Mean: []float64{1e-6, 2e-6}, Lo: []float64{1e-17, 1e-9}, Hi: []float64{2e-6, 3e-6}},
+		{Panel: "100", Curve: "newton", X: []float64{1, 2}, Mean: []float64{1e-3, 2e-3}, Lo: []float64{5e-4, 1e-3}, Hi: []float64{2e-3, 3e-3}},
+	}
+	c := logCompanion(s, curves)
+	if p := c.Panels[0]; !p.LogY || p.YMin == nil || math.Abs(*p.YMin-1e-7) > 1e-20 {
+		t.Errorf("panel 10: log %v, y from %v; want 1e-7", p.LogY, p.YMin)
+	}
+	if p := c.Panels[1]; !p.LogY || p.YMin != nil {
+		t.Errorf("panel 100 (its band stays within a decade): y from %v, want the data's", *p.YMin)
+	}
+	if !strings.Contains(c.Caption, "bands reaching lower are cut there") {
+		t.Errorf("caption %q does not say the bands are cut", c.Caption)
+	}
+}
