@@ -156,3 +156,22 @@ func TestUntestedSentences(t *testing.T) {
 		t.Errorf("report.html lacks the untested sentences")
 	}
 }
+
+// A figure's provenance on the page is a table: the seeds once when every
+// curve has the same, each hyperparameter source on its own line (a
+// semicolon inside parentheses does not split it), each file a row.
+func TestProvenanceTable(t *testing.T) {
+	f := &Figure{Name: "fig", Task: "plot/fig", Files: map[string]string{"fig.svg": "xxh64-1", "fig.csv": "xxh64-2"},
+		Curves: []CurveScale{{Curve: "ars", Seeds: []uint64{1, 2}, XMin: 1, XMax: 9}, {Curve: "sgd", Seeds: []uint64{1, 2}, XMin: 2, XMax: 9}},
+		Hyper:  "tuned by tune/x, a: alpha=1 (score 2; at its grid's edge: alpha=1 is the largest of 3); b: lr=0.1 (score 3); SGD untuned"}
+	h := f.provenanceHTML()
+	for _, want := range []string{"<td>2 seeds (1, 2), every curve</td>", "<td>the same</td>", "<li>tuned by tune/x, a: alpha=1 (score 2; at its grid&#39;s edge: alpha=1 is the largest of 3)</li>", "<li>b: lr=0.1 (score 3)</li>", "<li>SGD untuned</li>", "<tr><td><code>fig.csv</code></td><td><code>xxh64-2</code></td></tr>"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("provenance lacks %q:\n%s", want, h)
+		}
+	}
+	f.Curves[1].Seeds = []uint64{1}
+	if h := f.provenanceHTML(); !strings.Contains(h, "<td>1 seeds (1)</td>") || strings.Contains(h, "every curve") {
+		t.Errorf("curves with different seeds:\n%s", h)
+	}
+}

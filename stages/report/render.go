@@ -491,8 +491,8 @@ func (d *Document) HTML(figs []*Figure) []byte {
 				b.WriteString("</table>\n")
 			}
 		}
-		fmt.Fprintf(&b, "<p class=\"prov\">Provenance: %s Task <code>%s</code>; files %s. Trace any plotted point with <code>pipeline audit %s.svg</code>.</p>\n</section>\n",
-			e(f.provenance()), e(f.Task), e(fileList(f, "")), e(f.Name))
+		b.WriteString(f.provenanceHTML())
+		b.WriteString("</section>\n")
 	}
 	fmt.Fprintf(&b, "<footer class=\"prov\">%s</footer>\n</body>\n</html>\n", e(fontCredit))
 	return b.Bytes()
@@ -516,4 +516,68 @@ func inlineSVG(svg []byte) []byte {
 		}
 	}
 	return s
+}
+
+// provenanceHTML is a figure's provenance as a compact table: each curve's
+// seeds (once, when every curve has the same) and x range, the
+// hyperparameters one source a line, and the files with their content
+// IDs.
+func (f *Figure) provenanceHTML() string {
+	e := html.EscapeString
+	var b strings.Builder
+	b.WriteString("<table class=\"prov\">\n<tr><th>curve</th><th>seeds</th><th>x</th></tr>\n")
+	same := len(f.Curves) > 1
+	for _, c := range f.Curves[min(1, len(f.Curves)):] {
+		same = same && slices.Equal(c.Seeds, f.Curves[0].Seeds)
+	}
+	for i, c := range f.Curves {
+		seeds := fmt.Sprintf("%d seeds (%s)", len(c.Seeds), seedList(c.Seeds))
+		switch {
+		case same && i == 0:
+			seeds = fmt.Sprintf("%d seeds (%s), every curve", len(c.Seeds), seedList(c.Seeds))
+		case same:
+			seeds = "the same"
+		}
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s to %s</td></tr>\n", e(c.Curve), e(seeds), e(num(c.XMin)), e(num(c.XMax)))
+	}
+	b.WriteString("</table>\n")
+	if f.Hyper != "" {
+		b.WriteString("<p class=\"prov\">Hyperparameters: </p>\n<ul class=\"prov\">\n")
+		for _, h := range splitTop(f.Hyper, "; ") {
+			fmt.Fprintf(&b, "<li>%s</li>\n", e(h))
+		}
+		b.WriteString("</ul>\n")
+	}
+	fmt.Fprintf(&b, "<p class=\"prov\">Task <code>%s</code>; trace any plotted point with <code>pipeline audit %s.svg</code>. Files:</p>\n<table class=\"prov\">\n", e(f.Task), e(f.Name))
+	for _, n := range slices.Sorted(maps.Keys(f.Files)) {
+		fmt.Fprintf(&b, "<tr><td><code>%s</code></td><td><code>%s</code></td></tr>\n", e(n), e(f.Files[n]))
+	}
+	b.WriteString("</table>\n")
+	return b.String()
+}
+
+func seedList(seeds []uint64) string {
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = strconv.FormatUint(s, 10)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// splitTop splits s at sep outside parentheses.
+func splitTop(s, sep string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '(':
+			depth++
+		case s[i] == ')':
+			depth--
+		case depth == 0 && strings.HasPrefix(s[i:], sep):
+			out = append(out, s[start:i])
+			start = i + len(sep)
+		}
+	}
+	return append(out, s[start:])
 }
