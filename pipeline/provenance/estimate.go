@@ -52,8 +52,10 @@ const (
 // in another stage (tuning trials are training runs); the same components
 // at other sizes, in the same stage or another; the stage; a component's
 // task.RateHint. Within each of these tiers, timed iteration spans beat
-// whole-task times, then more recorded time wins. Tasks with no known
-// rate are counted but not timed.
+// whole-task times, then more recorded time wins. A stage nothing recorded
+// times, in a profile with a reference run (prior.json: smoke and quick),
+// takes that run's mean task time, before any component hint. Tasks with
+// no known rate are counted but not timed.
 func (r *Record) Estimate(xs []Explained) ([]StageEstimate, error) {
 	tt, err := r.taskTimes(xs)
 	if err != nil {
@@ -135,8 +137,19 @@ func (r *Record) taskTimes(xs []Explained) ([]taskTime, error) {
 				break
 			}
 		}
+		if x.source == "" {
+			if secs := r.priorTime(t); secs > 0 {
+				x.secs, x.source = secs, sourcePrior
+			}
+		}
 	}
 	return out, nil
+}
+
+// priorTime is t's time in the reference run of the plan's profile, for
+// a stage the store has recorded nothing of (0: no reference).
+func (r *Record) priorTime(t *dag.Task) float64 {
+	return loadPrior().perTask(r.eng.Opt.Profile, t)
 }
 
 // meanTime accumulates recorded task times.
@@ -256,7 +269,10 @@ func (s speed) seconds(work float64) float64 {
 // components (peers across stages), by stage and components, and by stage.
 type speeds struct {
 	group, peer, kind, method, stage map[string]*speed
-	hint                             func(t *dag.Task) float64
+	// prior is a task's time in the profile's reference run (0: none);
+	// hint a component's rate. Both serve only where nothing is recorded.
+	prior func(t *dag.Task) float64
+	hint  func(t *dag.Task) float64
 }
 
 func (sp *speeds) predict(t *dag.Task, work float64) (float64, string) {
@@ -279,6 +295,9 @@ func (sp *speeds) predict(t *dag.Task, work float64) (float64, string) {
 		if best != nil {
 			return best.s.seconds(work), best.src
 		}
+	}
+	if secs := sp.prior(t); secs > 0 {
+		return secs, sourcePrior
 	}
 	if rate := sp.hint(t); rate > 0 {
 		return work / rate, sourceHint
@@ -338,7 +357,7 @@ func kindKey(t *dag.Task) string { return t.Stage.Name + " " + componentsOf(t) }
 // finished recorded run.
 func (r *Record) recordedSpeeds() (*speeds, error) {
 	sp := &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, kind: map[string]*speed{}, method: map[string]*speed{},
-		stage: map[string]*speed{}, hint: rateHint}
+		stage: map[string]*speed{}, hint: rateHint, prior: r.priorTime}
 	err := r.eachLastRun(true, func(t *dag.Task, lr recordedRun) {
 		n := lr.samples
 		if n == 0 {
