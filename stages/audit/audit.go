@@ -14,6 +14,7 @@ import (
 	"zorepro/pipeline/task"
 	"zorepro/pipeline/trajectory"
 	"zorepro/stages/plot"
+	"zorepro/stages/plot/seedscsv"
 )
 
 // ErrSelection is returned by Figure for a selection (panel, curve, x)
@@ -212,7 +213,7 @@ func (a *Auditor) Figure(ref string, src *provenance.FigureSource, sel Selection
 	if err != nil {
 		return nil, err
 	}
-	seedRows, err := readTable(a, pp, figure+"-seeds.csv", plot.ReadSeedsCSV)
+	seedRows, err := readTable(a, pp, figure+"-seeds.csv", seedscsv.Parse)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +277,7 @@ type pointAuditor struct {
 	a                 *Auditor
 	rep               *Report
 	inputs            map[[3]string][]provenance.InputRef
-	seedRows          []plot.SeedRow
+	seedRows          []seedscsv.Row
 	panelAxis, xCoord string
 	yScale            float64
 	floor             *float64
@@ -317,7 +318,7 @@ func (pa *pointAuditor) point(r plot.Row) Point {
 
 // trace follows one seed of one plotted point to its evaluation event and
 // on to the train, tune and data tasks upstream.
-func (a *Auditor) trace(inputs map[[3]string][]provenance.InputRef, r plot.Row, s plot.SeedRow, panelAxis string, rep *Report, xCoord string, yScale float64, detail bool) (*SeedTrace, float64, error) {
+func (a *Auditor) trace(inputs map[[3]string][]provenance.InputRef, r plot.Row, s seedscsv.Row, panelAxis string, rep *Report, xCoord string, yScale float64, detail bool) (*SeedTrace, float64, error) {
 	// In final mode each x is its own input task (its x coordinate).
 	var in provenance.InputRef
 	ok := false

@@ -16,13 +16,6 @@ type Row struct {
 	N               int
 }
 
-// SeedRow is one line of a figure's -seeds.csv (see SeedsCSV).
-type SeedRow struct {
-	Panel, Curve string
-	Seed         uint64
-	X, Y         float64
-}
-
 // ReadCurvesCSV parses what CurvesCSV wrote.
 func ReadCurvesCSV(data []byte) ([]Row, error) {
 	recs, err := readCSV(data, []string{"panel", "curve", "x", "mean", "band_lo", "band_hi", "n_seeds"})
@@ -41,29 +34,6 @@ func ReadCurvesCSV(data []byte) ([]Row, error) {
 			}
 		}
 		if row.N, err = strconv.Atoi(r[6]); err != nil {
-			return nil, fmt.Errorf("line %d: %w", i+2, err)
-		}
-		out = append(out, row)
-	}
-	return out, nil
-}
-
-// ReadSeedsCSV parses what SeedsCSV wrote.
-func ReadSeedsCSV(data []byte) ([]SeedRow, error) {
-	recs, err := readCSV(data, []string{"panel", "curve", "seed", "x", "y"})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]SeedRow, 0, len(recs))
-	for i, r := range recs {
-		row := SeedRow{Panel: r[0], Curve: r[1]}
-		var err error
-		if row.Seed, err = strconv.ParseUint(r[2], 10, 64); err == nil {
-			if row.X, err = strconv.ParseFloat(r[3], 64); err == nil {
-				row.Y, err = strconv.ParseFloat(r[4], 64)
-			}
-		}
-		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", i+2, err)
 		}
 		out = append(out, row)

@@ -3,6 +3,8 @@ package plot
 import (
 	"math"
 	"testing"
+
+	"zorepro/stages/plot/seedscsv"
 )
 
 // The readers invert the writers exactly (floats bit for bit, NaN and
@@ -24,7 +26,7 @@ func TestReadersInvertWritersAndPointOfMatchesAggregate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seeds, err := ReadSeedsCSV(SeedsCSV(series))
+		seeds, err := seedscsv.Parse(SeedsCSV(series))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,8 +51,5 @@ func TestReadersInvertWritersAndPointOfMatchesAggregate(t *testing.T) {
 	}
 	if _, err := ReadCurvesCSV([]byte("panel,curve,x\n")); err == nil {
 		t.Error("a wrong header was accepted")
-	}
-	if _, err := ReadSeedsCSV([]byte("panel,curve,seed,x,y\n1,a,notanumber,1,2\n")); err == nil {
-		t.Error("a bad seed was accepted")
 	}
 }

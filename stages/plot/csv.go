@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"zorepro/pipeline/task"
+	"zorepro/stages/plot/seedscsv"
 )
 
 // CurvesCSV returns the plotted numbers: one row per curve and grid point,
@@ -47,19 +48,15 @@ func CurvesCSV(curves []Curve) []byte {
 // Like CurvesCSV, it panics on a series whose slices differ in length (a
 // programmer error: Aggregate rejects such input).
 func SeedsCSV(series []Series) []byte {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.Write([]string{"panel", "curve", "seed", "x", "y"})
+	var rows []seedscsv.Row
 	for _, s := range series {
 		if len(s.Y) != len(s.X) {
 			panic(fmt.Sprintf("plot: SeedsCSV: panel %q curve %q seed %d: len(X) = %d but len(Y) = %d",
 				s.Panel, s.Curve, s.Seed, len(s.X), len(s.Y)))
 		}
-		seed := strconv.FormatUint(s.Seed, 10)
 		for i := range s.X {
-			w.Write([]string{s.Panel, s.Curve, seed, task.FormatFloat(s.X[i]), task.FormatFloat(s.Y[i])})
+			rows = append(rows, seedscsv.Row{Panel: s.Panel, Curve: s.Curve, Seed: s.Seed, X: s.X[i], Y: s.Y[i]})
 		}
 	}
-	w.Flush()
-	return buf.Bytes()
+	return seedscsv.Encode(rows)
 }

@@ -1,51 +1,32 @@
 package report
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"zorepro/stages/plot/seedscsv"
 )
 
-// Row is one per-seed point of a figure: a line of "<figure>-seeds.csv".
-// The report reads the file itself rather than through stages/plot, so
-// that its code identity does not hold the plot renderer: editing how
-// figures are drawn reruns the report only when a figure's bytes change.
-type Row struct {
-	Panel, Curve string
-	Seed         uint64
-	X, Y         float64
-}
+// Row is one per-seed point of a figure: a line of "<figure>-seeds.csv",
+// read through the format's own package (stages/plot/seedscsv), which
+// holds nothing of the plot renderer: editing how figures are drawn
+// reruns the report only when a figure's bytes change.
+type Row = seedscsv.Row
 
 // Table is a figure's per-seed points, in file order.
 type Table []Row
 
-// ParseSeedsCSV reads the plot stage's per-seed CSV (header
-// panel,curve,seed,x,y; floats as strconv.FormatFloat 'g' -1 writes them,
-// NaN and ±Inf included).
+// ParseSeedsCSV reads the plot stage's per-seed CSV.
 func ParseSeedsCSV(data []byte) (Table, error) {
-	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	rows, err := seedscsv.Parse(data)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", ErrTable, err)
 	}
-	if len(rows) == 0 || !slices.Equal(rows[0], []string{"panel", "curve", "seed", "x", "y"}) {
-		return nil, fmt.Errorf("%w: header is not panel,curve,seed,x,y", ErrTable)
-	}
-	out := make(Table, 0, len(rows)-1)
-	for i, r := range rows[1:] {
-		seed, err1 := strconv.ParseUint(r[2], 10, 64)
-		x, err2 := strconv.ParseFloat(r[3], 64)
-		y, err3 := strconv.ParseFloat(r[4], 64)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, fmt.Errorf("%w: line %d: %v is not seed, x, y numbers", ErrTable, i+2, r)
-		}
-		out = append(out, Row{Panel: r[0], Curve: r[1], Seed: seed, X: x, Y: y})
-	}
-	return out, nil
+	return Table(rows), nil
 }
 
 // Panels returns the panels in the order they first appear.
