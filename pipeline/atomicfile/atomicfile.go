@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,31 @@ func WriteFile(path string, data []byte) error {
 	})
 }
 
+// Closer is what Finish needs of a file (*os.File, or a stand-in that
+// injects faults).
+type Closer interface {
+	Chmod(mode fs.FileMode) error
+	Sync() error
+	Close() error
+}
+
+// Finish ends writing a temporary file that is about to take its final
+// name: unless err (the writing's error) is already set, it makes f mode
+// 0644 and syncs it; it closes f in every case, and returns the first
+// error.
+func Finish(f Closer, err error) error {
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // Write publishes at path (mode 0644) what fill writes into a temporary
 // file in path's directory, which must exist. On error nothing is left at
 // path by this call and the temporary file is removed. Errors name the
@@ -37,16 +63,7 @@ func Write(path string, fill func(f *os.File) error) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp := f.Name()
-	err = fill(f)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = Finish(f, fill(f))
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}

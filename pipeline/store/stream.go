@@ -55,15 +55,7 @@ func (s *Store) PutReader(want ID, r io.Reader) (int64, error) {
 	if err == nil && h.ID() != want {
 		err = &CorruptError{ID: want, Path: tmp, Reason: fmt.Sprintf("hash mismatch: %d bytes hash to %s", n, h.ID())}
 	}
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = atomicfile.Finish(f, err)
 	if err == nil {
 		err = os.MkdirAll(filepath.Dir(p), 0o755)
 	}

@@ -94,16 +94,7 @@ func (d *Dir) Create(ctx context.Context, key string, r io.ReadSeeker, size int6
 	if err == nil && n != size {
 		err = fmt.Errorf("remote %s: %s: read %d bytes, want %d", d, key, n, size)
 	}
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := atomicfile.Finish(f, err); err != nil {
 		return err
 	}
 	if err := os.Link(tmp, p); err != nil {
