@@ -113,24 +113,20 @@ func (f *flagSet) Bool(dst *bool, name, usage string) {
 // Int binds an integer flag of at least least.
 func (f *flagSet) Int(dst *int, name string, def, least int, usage string) {
 	f.FlagSet.Int(name, def, usage)
-	f.then(func(v *viper.Viper) []string {
-		n, err := intSetting(v, name)
-		switch {
-		case err != nil:
-			return []string{err.Error()}
-		case n < least:
-			return []string{fmt.Sprintf("--%s (or %s): must be >= %d, got %d", name, envName(name), least, n)}
-		}
-		*dst = n
-		return nil
-	})
+	atLeast(f, dst, name, least, intSetting)
 }
 
 // Int64 binds an integer flag, given as text, of at least least.
 func (f *flagSet) Int64(dst *int64, name string, def string, least int64, usage string) {
 	f.FlagSet.String(name, def, usage)
+	atLeast(f, dst, name, least, int64Setting)
+}
+
+// atLeast sets dst to the integer parse reads from the setting name,
+// refusing one below least.
+func atLeast[T int | int64](f *flagSet, dst *T, name string, least T, parse func(*viper.Viper, string) (T, error)) {
 	f.then(func(v *viper.Viper) []string {
-		n, err := int64Setting(v, name)
+		n, err := parse(v, name)
 		switch {
 		case err != nil:
 			return []string{err.Error()}
