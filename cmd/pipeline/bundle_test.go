@@ -1,18 +1,16 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"zorepro/pipeline/bundle/bundletest"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/store"
 )
@@ -39,44 +37,6 @@ func storeFiles(t *testing.T, dir string) map[string][32]byte {
 		return nil
 	})
 	return out
-}
-
-// rewriteBundle copies a bundle, passing each member through edit (which
-// may change its bytes) and keeping the manifest as it was.
-func rewriteBundle(t *testing.T, src, dst string, edit func(name string, data []byte) []byte) {
-	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	zw := gzip.NewWriter(&out)
-	tw := tar.NewWriter(zw)
-	tr := tar.NewReader(zr)
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, _ := io.ReadAll(tr)
-		data = edit(hdr.Name, data)
-		hdr.Size = int64(len(data))
-		tw.WriteHeader(hdr)
-		tw.Write(data)
-	}
-	tw.Close()
-	zw.Close()
-	if err := os.WriteFile(dst, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // A smoke store's results move to an empty store through a bundle: every
@@ -127,7 +87,7 @@ func TestBundleRoundTripTamperAndDivergence(t *testing.T) {
 	// anything is written.
 	tampered := filepath.Join(dir, "tampered.bundle")
 	changed := ""
-	rewriteBundle(t, file, tampered, func(name string, data []byte) []byte {
+	bundletest.Rewrite(t, file, tampered, func(name string, data []byte) []byte {
 		if changed == "" && strings.HasPrefix(name, "cas/") && len(data) > 10 {
 			changed = name
 			data = bytes.Clone(data)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"zorepro/pipeline/bundle/bundletest"
 	"zorepro/pipeline/store"
 	"zorepro/pipeline/task"
 )
@@ -140,7 +141,7 @@ func TestReadNamesATruncatedBundle(t *testing.T) {
 func TestReadRefusesATaskListedTwice(t *testing.T) {
 	dir := t.TempDir()
 	path := smallBundle(t, dir)
-	rewriteMembers(t, path, func(name string, data []byte) []byte {
+	bundletest.Rewrite(t, path, path, func(name string, data []byte) []byte {
 		if name != "manifest.json" {
 			return data
 		}
@@ -216,29 +217,4 @@ func gunzip(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// rewriteMembers rewrites the bundle at path in place, passing each
-// member through edit.
-func rewriteMembers(t *testing.T, path string, edit func(name string, data []byte) []byte) {
-	t.Helper()
-	tr := tar.NewReader(bytes.NewReader(gunzip(t, readFileT(t, path))))
-	var out bytes.Buffer
-	tw := tar.NewWriter(&out)
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, _ := io.ReadAll(tr)
-		data = edit(hdr.Name, data)
-		hdr.Size = int64(len(data))
-		tw.WriteHeader(hdr)
-		tw.Write(data)
-	}
-	tw.Close()
-	os.WriteFile(path, gzipOf(t, out.Bytes()), 0o644)
 }
