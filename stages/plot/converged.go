@@ -25,14 +25,11 @@ func convergedCounts(fs []final, below float64, panels, curves []string) []conve
 		panel, curve string
 		x            float64
 	}
-	idx := map[key]int{}
+	groups := firstSeen[key]{}
 	var out []convergedCount
 	for _, f := range fs {
-		k := key{f.panel, f.curve, f.x}
-		i, seen := idx[k]
-		if !seen {
-			i = len(out)
-			idx[k] = i
+		i, first := groups.index(key{f.panel, f.curve, f.x})
+		if first {
 			out = append(out, convergedCount{panel: f.panel, curve: f.curve, x: f.x})
 		}
 		out[i].n++
@@ -104,4 +101,17 @@ func clopperPearson(k, n int) (lo, hi float64) {
 		hi = distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(0.975)
 	}
 	return lo, hi
+}
+
+// firstSeen numbers keys in the order they first appear: the grouping of
+// final points by (panel, curve, seed) or (panel, curve, x).
+type firstSeen[K comparable] map[K]int
+
+// index returns k's number, and whether k was new (then numbered next).
+func (s firstSeen[K]) index(k K) (int, bool) {
+	if i, ok := s[k]; ok {
+		return i, false
+	}
+	s[k] = len(s)
+	return s[k], true
 }

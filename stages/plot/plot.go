@@ -502,14 +502,11 @@ func (r *runner) finalSeries(fs []final) []Series {
 		panel, curve string
 		seed         uint64
 	}
-	idx := map[key]int{}
+	groups := firstSeen[key]{}
 	var out []Series
 	for _, f := range fs {
-		k := key{f.panel, f.curve, f.seed}
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
+		i, first := groups.index(key{f.panel, f.curve, f.seed})
+		if first {
 			out = append(out, Series{Panel: f.panel, Curve: f.curve, Seed: f.seed})
 		}
 		out[i].X = append(out[i].X, f.x)
