@@ -16,9 +16,8 @@ import (
 type pullCmd struct {
 	planFlags
 	outputFlags
-	from, trust string
-	jobs        int
-	targets     []string
+	transferFlags
+	trust string
 }
 
 func (c *pullCmd) doc() commandDoc {
@@ -34,14 +33,12 @@ func (c *pullCmd) doc() commandDoc {
 func (c *pullCmd) define(f *flagSet) {
 	c.planFlags.define(f)
 	c.outputFlags.define(f, false)
-	f.String(&c.from, "from", "", "the remote: "+remoteUsage)
+	c.transferFlags.define(f, "from")
 	f.String(&c.trust, "trust", "", "take only what an index signed by one of these public key files lists (comma-separated)")
-	f.Int(&c.jobs, "transfers", 8, 1, "objects moved at once")
 }
 
 func (c *pullCmd) check(args []string) []string {
-	c.targets = args
-	return checkRemote("from", c.from)
+	return c.transferFlags.check(args)
 }
 
 func (c *pullCmd) run(inv *invocation) (int, error) {
@@ -49,7 +46,7 @@ func (c *pullCmd) run(inv *invocation) (int, error) {
 	if err != nil {
 		return exitInvalid, fmt.Errorf("--trust: %w", err)
 	}
-	b, err := openRemote(inv.ctx, c.from)
+	b, err := openRemote(inv.ctx, c.addr)
 	if err != nil {
 		return exitInvalid, err
 	}

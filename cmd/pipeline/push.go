@@ -15,9 +15,8 @@ import (
 type pushCmd struct {
 	planFlags
 	outputFlags
-	to, sign string
-	jobs     int
-	targets  []string
+	transferFlags
+	sign string
 }
 
 func (c *pushCmd) doc() commandDoc {
@@ -31,14 +30,12 @@ func (c *pushCmd) doc() commandDoc {
 func (c *pushCmd) define(f *flagSet) {
 	c.planFlags.define(f)
 	c.outputFlags.define(f, false)
-	f.String(&c.to, "to", "", "the remote: "+remoteUsage)
+	c.transferFlags.define(f, "to")
 	f.String(&c.sign, "sign", "", "sign the index with this key file (pipeline keygen makes one)")
-	f.Int(&c.jobs, "transfers", 8, 1, "objects moved at once")
 }
 
 func (c *pushCmd) check(args []string) []string {
-	c.targets = args
-	return checkRemote("to", c.to)
+	return c.transferFlags.check(args)
 }
 
 func (c *pushCmd) run(inv *invocation) (int, error) {
@@ -49,7 +46,7 @@ func (c *pushCmd) run(inv *invocation) (int, error) {
 			return exitInvalid, fmt.Errorf("--sign: %w", err)
 		}
 	}
-	b, err := openRemote(inv.ctx, c.to)
+	b, err := openRemote(inv.ctx, c.addr)
 	if err != nil {
 		return exitInvalid, err
 	}

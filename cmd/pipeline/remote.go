@@ -37,6 +37,26 @@ func openRemote(ctx context.Context, addr string) (remote.Backend, error) {
 	return nil, fmt.Errorf("%w: %q: want %s", remote.ErrBadRemote, addr, remoteUsage)
 }
 
+// transferFlags are what push and pull share: the remote (--to or
+// --from), how many objects move at once, and the targets.
+type transferFlags struct {
+	flag    string // "to" or "from"
+	addr    string
+	jobs    int
+	targets []string
+}
+
+func (t *transferFlags) define(f *flagSet, flag string) {
+	t.flag = flag
+	f.String(&t.addr, flag, "", "the remote: "+remoteUsage)
+	f.Int(&t.jobs, "transfers", 8, 1, "objects moved at once")
+}
+
+func (t *transferFlags) check(args []string) []string {
+	t.targets = args
+	return checkRemote(t.flag, t.addr)
+}
+
 // checkRemote checks a REMOTE flag's form before anything runs.
 func checkRemote(flag, addr string) []string {
 	u, err := url.Parse(addr)
