@@ -170,7 +170,7 @@ func printPoint(w io.Writer, rep *audit.Report, pt audit.Point) {
 				if !s.UsedTuned {
 					how = "connected but not used (use_tuned: false)"
 				}
-				fmt.Fprintf(w, "      hyperparameters: %s %s (%s)\n", s.Tune.Task, chosenText(s.Tune.Chosen), how)
+				fmt.Fprintf(w, "      hyperparameters: %s %s (%s)\n", s.Tune.Task, s.Tune.Chosen.Summary(), how)
 				printTask(w, "tune", s.Tune.TaskInfo)
 			}
 		}
@@ -221,28 +221,6 @@ func metricsText(ms []task.Metric) string {
 		fmt.Fprintf(&b, ", %s %s", m.Name, task.FormatFloat(m.Value))
 	}
 	return b.String()
-}
-
-// chosenText summarises a tune task's chosen.json.
-func chosenText(raw json.RawMessage) string {
-	var ch struct {
-		Params         map[string]any `json:"params"`
-		Point          int            `json:"point"`
-		Score          any            `json:"score"`
-		ScoreName      string         `json:"score_name"`
-		Seeds          []uint64       `json:"seeds"`
-		ReferencePoint *int           `json:"reference_point"`
-		ReferenceScore any            `json:"reference_score"`
-	}
-	if json.Unmarshal(raw, &ch) != nil {
-		return string(raw)
-	}
-	params, _ := json.Marshal(ch.Params)
-	out := fmt.Sprintf("chose grid point %d %s, mean %s %v over tuning seeds %v", ch.Point, params, ch.ScoreName, ch.Score, ch.Seeds)
-	if ch.ReferencePoint != nil && *ch.ReferencePoint >= 0 {
-		out += fmt.Sprintf("; the paper's choice is point %d (mean %v)", *ch.ReferencePoint, ch.ReferenceScore)
-	}
-	return out
 }
 
 // auditReport audits a file of the reproduction report: every figure

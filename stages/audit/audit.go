@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -15,6 +14,7 @@ import (
 	"zorepro/pipeline/trajectory"
 	"zorepro/stages/plot"
 	"zorepro/stages/plot/seedscsv"
+	"zorepro/stages/tune/chosenjson"
 )
 
 // ErrSelection is returned by Figure for a selection (panel, curve, x)
@@ -65,7 +65,7 @@ func infoOf(p *provenance.Production) *TaskInfo {
 // TuneInfo is the tune task whose choice a train task used.
 type TuneInfo struct {
 	*TaskInfo
-	Chosen json.RawMessage `json:"chosen"`
+	Chosen *chosenjson.Chosen `json:"chosen"`
 }
 
 // SeedTrace is one seed's contribution to a plotted point.
@@ -454,9 +454,8 @@ func (a *Auditor) tune(up provenance.InputRef) (*TuneInfo, error) {
 		return nil, err
 	}
 	if err == nil {
-		var v any
-		if json.Unmarshal(b, &v) == nil {
-			ti.Chosen, _ = json.Marshal(v)
+		if ti.Chosen, err = chosenjson.Parse(b); err != nil {
+			return nil, fmt.Errorf("%s chosen.json: %w", up.Task, err)
 		}
 	}
 	a.tunes[up.Output] = ti

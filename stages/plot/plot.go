@@ -1,10 +1,8 @@
 package plot
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"image/color"
 	"maps"
@@ -15,6 +13,7 @@ import (
 	"strings"
 
 	"zorepro/pipeline/task"
+	"zorepro/stages/evaluate/curvecsv"
 )
 
 // Kind is the plot stage kind: it reads the learning curves of its
@@ -383,7 +382,13 @@ func (r *runner) readInput(in task.Input) (panel, curve string, seed uint64, x, 
 	if err != nil {
 		return "", "", 0, nil, nil, err
 	}
-	if x, y, err = columns(data, r.x, r.y); err != nil {
+	cv, err := curvecsv.Parse(data)
+	if err == nil {
+		if x, err = cv.Column(r.x); err == nil {
+			y, err = cv.Column(r.y)
+		}
+	}
+	if err != nil {
 		return "", "", 0, nil, nil, fmt.Errorf("%s curve.csv: %w", in.Task(), err)
 	}
 	return panel, curve, seed, x, y, nil
@@ -536,28 +541,4 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
-}
-
-// columns extracts two named columns of a curve CSV.
-func columns(data []byte, xName, yName string) (x, y []float64, err error) {
-	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(rows) == 0 {
-		return nil, nil, fmt.Errorf("empty")
-	}
-	xi, yi := slices.Index(rows[0], xName), slices.Index(rows[0], yName)
-	if xi < 0 || yi < 0 {
-		return nil, nil, fmt.Errorf("columns %q and %q not both in header %v", xName, yName, rows[0])
-	}
-	for i, row := range rows[1:] {
-		xv, err1 := strconv.ParseFloat(row[xi], 64)
-		yv, err2 := strconv.ParseFloat(row[yi], 64)
-		if err1 != nil || err2 != nil {
-			return nil, nil, fmt.Errorf("row %d: not numbers: %v", i+2, row)
-		}
-		x, y = append(x, xv), append(y, yv)
-	}
-	return x, y, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"zorepro/pipeline/task"
+	"zorepro/stages/tune/chosenjson"
 )
 
 // Tuning says where one figure's hyperparameters come from: the tune stage
@@ -59,15 +60,11 @@ func decodeTuning(p *task.Params) []Tuning {
 
 // chosen is one tune task's choice, as its chosen.json records it.
 type chosen struct {
-	Task        string
-	Params      map[string]any `json:"params"`
-	Score       float64        `json:"score"`
-	ScoreName   string         `json:"score_name"`
-	Carried     map[string]any `json:"carried"`
-	CarriedFrom string         `json:"carried_from"`
+	Task string
+	*chosenjson.Chosen
 	// Edges names each tuned value that is the smallest or largest of its
 	// grid axis (gridEdges): the best point may lie beyond the grid.
-	Edges []string `json:"-"`
+	Edges []string
 }
 
 // readChosen reads the choice of every tune task bound to the "tuned"
@@ -79,15 +76,16 @@ func readChosen(env task.Env) ([]chosen, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := chosen{Task: in.Task()}
-		if err := json.Unmarshal(data, &c); err != nil {
+		ch, err := chosenjson.Parse(data)
+		if err != nil {
 			return nil, fmt.Errorf("%s chosen.json: %w", in.Task(), err)
 		}
+		c := chosen{Task: in.Task(), Chosen: ch}
 		table, err := in.Read("table.csv")
 		if err != nil {
 			return nil, err
 		}
-		if c.Edges, err = gridEdges(table, c.ScoreName, c.Params); err != nil {
+		if c.Edges, err = gridEdges(table, c.ScoreName, c.Chosen); err != nil {
 			return nil, fmt.Errorf("%s table.csv: %w", in.Task(), err)
 		}
 		out = append(out, c)
@@ -100,7 +98,7 @@ func readChosen(env task.Env) ([]chosen, error) {
 // whose chosen value is its smallest or largest, e.g. "alpha=0.005 is the
 // smallest of 5": a choice at the edge of its grid says the best value may
 // lie beyond it, so a reader should know.
-func gridEdges(table []byte, scoreName string, params map[string]any) ([]string, error) {
+func gridEdges(table []byte, scoreName string, ch *chosenjson.Chosen) ([]string, error) {
 	rows, err := csv.NewReader(bytes.NewReader(table)).ReadAll()
 	if err != nil {
 		return nil, err
@@ -115,7 +113,7 @@ func gridEdges(table []byte, scoreName string, params map[string]any) ([]string,
 	var edges []string
 	for col := 1; col < end; col++ {
 		axis := rows[0][col]
-		v, isNum := params[axis].(float64)
+		v, isNum := ch.Number(axis)
 		if !isNum {
 			continue
 		}
@@ -162,7 +160,7 @@ func hyperparameters(fig string, tunings []Tuning, all []chosen) (string, error)
 			if !ok && c.Task != t.Stage || t.Where != "" && !slices.Contains(strings.Split(rest, "/"), t.Where) {
 				continue
 			}
-			p := fmt.Sprintf("%s: %s (score %s", rest, keyValues(c.Params), num(c.Score))
+			p := fmt.Sprintf("%s: %s (score %s", rest, keyValues(c.Params), num(float64(c.Score)))
 			if len(c.Edges) > 0 {
 				p += "; at its grid's edge: " + strings.Join(c.Edges, ", ")
 			}
@@ -180,10 +178,12 @@ func hyperparameters(fig string, tunings []Tuning, all []chosen) (string, error)
 }
 
 // keyValues writes a JSON object's entries as "k=v, ..." in key order.
-func keyValues(m map[string]any) string {
+func keyValues(m map[string]json.RawMessage) string {
 	var kv []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		kv = append(kv, k+"="+text(m[k]))
+		var v any
+		json.Unmarshal(m[k], &v) // Parse checked it is JSON
+		kv = append(kv, k+"="+text(v))
 	}
 	return strings.Join(kv, ", ")
 }

@@ -1,10 +1,12 @@
 package report
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"zorepro/pipeline/task"
+	"zorepro/stages/tune/chosenjson"
 )
 
 // A figure's provenance names the chosen point of every tune task of its
@@ -12,10 +14,10 @@ import (
 // what was carried, and the notes of what is not tuned.
 func TestHyperparameters(t *testing.T) {
 	all := []chosen{
-		{Task: "tune/mujoco/horizon=1/method=arsv1/name=swimmer", Params: map[string]any{"nu": 0.2, "alpha": 0.08}, Score: 2.5},
-		{Task: "tune/mujoco/horizon=1/method=arsv1/name=halfcheetah", Params: map[string]any{"alpha": 0.008}, Score: 1},
-		{Task: "tune/horizon/horizon=30/method=exact/name=swimmer", Params: map[string]any{"alpha": 0.005, "nu": 0.1}, Score: 1.806,
-			Carried: map[string]any{"nu": 0.1}, CarriedFrom: "tune/mujoco/horizon=15/method=exact/name=swimmer"},
+		{Task: "tune/mujoco/horizon=1/method=arsv1/name=swimmer", Chosen: choice(t, `{"params": {"nu": 0.2, "alpha": 0.08}, "score": 2.5}`)},
+		{Task: "tune/mujoco/horizon=1/method=arsv1/name=halfcheetah", Chosen: choice(t, `{"params": {"alpha": 0.008}, "score": 1}`)},
+		{Task: "tune/horizon/horizon=30/method=exact/name=swimmer", Chosen: choice(t, `{"params": {"alpha": 0.005, "nu": 0.1}, "score": 1.806,
+			"carried": {"nu": 0.1}, "carried_from": "tune/mujoco/horizon=15/method=exact/name=swimmer"}`)},
 	}
 	tunings := []Tuning{
 		{Figure: "fig3a-swimmer", Stage: "tune/mujoco", Where: "name=swimmer"},
@@ -75,28 +77,48 @@ func TestGridEdges(t *testing.T) {
 		"2,0.01,20,5,a,3,3,yes,\n" +
 		"3,0.02,20,10,b,0,0,,\n"
 	params := map[string]any{"alpha": 0.01, "directions": 20.0, "top": 5.0, "kind": "a"}
-	got, err := gridEdges([]byte(table), "return", params)
+	got, err := gridEdges([]byte(table), "return", choiceOf(t, params))
 	if err != nil || len(got) != 0 {
 		t.Errorf("alpha inside its grid, two-valued axes: %q, %v", got, err)
 	}
 	table = strings.Replace(table, "0,0.005,10,5", "0,0.005,30,5", 1)
 	params["alpha"], params["directions"] = 0.02, 10.0
-	got, err = gridEdges([]byte(table), "return", params)
+	got, err = gridEdges([]byte(table), "return", choiceOf(t, params))
 	if want := []string{"alpha=0.02 is the largest of 4", "directions=10 is the smallest of 3"}; err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("edges %q, %v; want %q", got, err, want)
 	}
 	params["alpha"] = 0.005
-	got, _ = gridEdges([]byte(table), "return", params)
+	got, _ = gridEdges([]byte(table), "return", choiceOf(t, params))
 	if len(got) == 0 || got[0] != "alpha=0.005 is the smallest of 4" {
 		t.Errorf("smallest alpha: %q", got)
 	}
-	if _, err := gridEdges([]byte(table), "test_loss", params); err == nil || !strings.Contains(err.Error(), "mean_test_loss") {
+	if _, err := gridEdges([]byte(table), "test_loss", choiceOf(t, params)); err == nil || !strings.Contains(err.Error(), "mean_test_loss") {
 		t.Errorf("a table without the score's column: %v", err)
 	}
-	all := []chosen{{Task: "tune/horizon/horizon=200/method=exact/name=swimmer", Params: map[string]any{"alpha": 0.005}, Score: 19.8,
+	all := []chosen{{Task: "tune/horizon/horizon=200/method=exact/name=swimmer", Chosen: choice(t, `{"params": {"alpha": 0.005}, "score": 19.8}`),
 		Edges: []string{"alpha=0.005 is the smallest of 5"}}}
 	got1, err := hyperparameters("fig3d-horizon", []Tuning{{Figure: "fig3d-horizon", Stage: "tune/horizon"}}, all)
 	if want := "tuned by tune/horizon, horizon=200/method=exact/name=swimmer: alpha=0.005 (score 19.8; at its grid's edge: alpha=0.005 is the smallest of 5)"; err != nil || got1 != want {
 		t.Errorf("provenance: %q, %v\nwant %q", got1, err, want)
 	}
+}
+
+// choice parses a chosen.json.
+func choice(t *testing.T, text string) *chosenjson.Chosen {
+	t.Helper()
+	c, err := chosenjson.Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// choiceOf is the choice of params.
+func choiceOf(t *testing.T, params map[string]any) *chosenjson.Chosen {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"params": params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return choice(t, string(b))
 }
