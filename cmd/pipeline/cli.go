@@ -47,7 +47,7 @@ func commands() []command {
 	return []command{
 		&runCmd{}, &statusCmd{}, &dagCmd{}, &whyCmd{}, &eventsCmd{}, &showCmd{}, &auditCmd{}, &replayCmd{},
 		&verifyCmd{}, &reportCmd{}, &workerCmd{}, &exportCmd{}, &importCmd{}, &publishCmd{}, &pushCmd{}, &pullCmd{},
-		&keygenCmd{}, &gcCmd{},
+		&keygenCmd{}, &gcCmd{}, &serveCmd{},
 	}
 }
 

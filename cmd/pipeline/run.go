@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"maps"
 	"os"
 	"runtime"
@@ -18,6 +19,7 @@ import (
 	"zorepro/pipeline/dag"
 	"zorepro/pipeline/provenance"
 	"zorepro/pipeline/slurm"
+	"zorepro/stages/web"
 )
 
 // runCmd executes the DAG, or the targets and what they need: only what
@@ -37,6 +39,9 @@ type runCmd struct {
 	// pushed to as tasks finish.
 	remote  string
 	targets []string
+	// serve, if set, is the address of the browser view this run serves
+	// (stages/web) while it runs, with token.
+	serve, token string
 }
 
 // slurmFlags are the --slurm-* settings of run --executor slurm.
@@ -74,15 +79,23 @@ func (c *runCmd) define(f *flagSet) {
 	f.Duration(&s.idle, "slurm-idle", 20*time.Second, "a runner job exits after this long without an attempt to run")
 	f.Duration(&s.outage, "slurm-outage", 10*time.Minute, "how long the controller may not answer before attempts without a sign of life fail (and sbatch stops being retried)")
 	f.Duration(&s.stall, "slurm-stall", 2*time.Hour, "stop the run if nothing progresses for this long (no job starts, no attempt is taken, ends or writes)")
+	f.String(&c.serve, "serve", "", "serve the browser view of the run at this address while it runs (e.g. 127.0.0.1:8080; other than loopback needs --token)")
+	f.String(&c.token, "token", "", "the secret every request to --serve must carry; required for an address other than loopback")
 	f.String(&c.remote, "remote", "", "share results through a remote: pull what the plan would reuse before the run, push each task's result as it finishes ("+remoteUsage+")")
 }
 
 func (c *runCmd) check(args []string) []string {
 	c.targets = args
-	if c.remote != "" {
-		return checkRemote("remote", c.remote)
+	var p []string
+	if c.serve != "" {
+		if err := checkServeAddr(c.serve, c.token); err != nil {
+			p = append(p, "pipeline run: --serve: "+err.Error())
+		}
 	}
-	return nil
+	if c.remote != "" {
+		p = append(p, checkRemote("remote", c.remote)...)
+	}
+	return p
 }
 
 // jobsFlag binds --jobs.
@@ -164,8 +177,16 @@ func (c *runCmd) run(inv *invocation) (int, error) {
 	if c.executor == "slurm" {
 		eng.Opt.Jobs = c.slurmAttempts()
 	}
-	if err := c.printRunHeader(eng, stderr); err != nil {
+	predicted, err := c.printRunHeader(eng, stderr)
+	if err != nil {
 		fmt.Fprintf(stderr, "note: no estimate: %v\n", err)
+	}
+	if c.serve != "" {
+		stop, err := c.startServer(inv, eng, predicted)
+		if err != nil {
+			return exitFailed, err
+		}
+		defer stop()
 	}
 	if c.executor == "slurm" {
 		var logMu sync.Mutex
@@ -297,11 +318,14 @@ func (c *runCmd) dryRunPlan(eng *pipeline.Engine, stdout io.Writer) (int, error)
 // one offered), how many tasks it would run of how many, the predicted
 // wall time on 2 workers and on the run's, and that Ctrl-C stops it with
 // its progress saved and the same command resumes it.
-func (c *runCmd) printRunHeader(eng *pipeline.Engine, w io.Writer) error {
+//
+// It returns the predicted wall time on the run's workers (zero when
+// nothing runs).
+func (c *runCmd) printRunHeader(eng *pipeline.Engine, w io.Writer) (time.Duration, error) {
 	rec := provenance.New(eng)
 	xs, err := rec.Explain()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	toRun := 0
 	for _, x := range xs {
@@ -315,7 +339,7 @@ func (c *runCmd) printRunHeader(eng *pipeline.Engine, w io.Writer) error {
 	}
 	if toRun == 0 {
 		fmt.Fprintf(w, "%s: all %d tasks are recorded; nothing to run\n", profile, len(xs))
-		return nil
+		return 0, nil
 	}
 	fmt.Fprintf(w, "%s: %d tasks, %d to run\n", profile, len(xs), toRun)
 	ex := c.executorOf()
@@ -325,7 +349,7 @@ func (c *runCmd) printRunHeader(eng *pipeline.Engine, w io.Writer) error {
 	}
 	sched, err := rec.ScheduleWith(xs, ex.overhead, workers...)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var walls []string
 	for _, ww := range sched.Walls {
@@ -346,7 +370,26 @@ func (c *runCmd) printRunHeader(eng *pipeline.Engine, w io.Writer) error {
 		fmt.Fprintf(w, "  %s\n", unratedNote(sched))
 	}
 	fmt.Fprintln(w, "Ctrl-C stops the run with its progress saved; the same command resumes it.")
-	return nil
+	return sched.Walls[len(sched.Walls)-1].Wall, nil
+}
+
+// startServer serves the browser view of the running run from this
+// process (the run's writer holds the event log; the pages read it through
+// read transactions beside it). The overview's remaining time is the
+// prediction the run started with.
+func (c *runCmd) startServer(inv *invocation, eng *pipeline.Engine, predicted time.Duration) (stop func(), err error) {
+	ln, err := listen(c.serve)
+	if err != nil {
+		return nil, err
+	}
+	srv := web.New(eng, web.Options{Token: c.token, Profile: c.profile, Predicted: predicted, ErrorLog: log.New(inv.stderr, "serve: ", 0)})
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		serveOn(inv, ln, srv, done)
+	}()
+	return func() { close(done); <-finished }, nil
 }
 
 // unratedNote says why a schedule's walls are lower bounds: tasks with a

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"time"
+
+	"zorepro/pipeline"
+	"zorepro/pipeline/provenance"
+	"zorepro/stages/web"
+)
+
+// serveCmd serves the browser view of a store (stages/web).
+type serveCmd struct {
+	planFlags
+	serveFlags
+}
+
+// serveFlags are the settings of the browser view's server, shared by
+// serve (--addr) and run (--serve).
+type serveFlags struct {
+	addr, token string
+}
+
+func (c *serveCmd) doc() commandDoc {
+	return commandDoc{name: "serve", summary: "serve the browser view of a store: run overview, tasks, figures, each point's audit trail",
+		detail: "It binds to 127.0.0.1:8080 unless --addr says otherwise; an address other than loopback needs --token\n" +
+			"(or PIPELINE_TOKEN), which every request must then carry (open the page once with ?token=...).\n" +
+			"A store a run holds is read through the run's snapshot; `pipeline run --serve ADDR` serves the\n" +
+			"same pages from the running process, live."}
+}
+
+func (c *serveCmd) define(f *flagSet) {
+	c.planFlags.define(f)
+	f.String(&c.addr, "addr", "127.0.0.1:8080", "the address to listen on")
+	c.serveFlags.defineToken(f)
+}
+
+func (s *serveFlags) defineToken(f *flagSet) {
+	f.String(&s.token, "token", "", "a secret every request must carry; required for an address other than loopback")
+}
+
+func (c *serveCmd) check(args []string) []string {
+	p := noArgs("serve", args)
+	if err := checkServeAddr(c.addr, c.token); err != nil {
+		p = append(p, "pipeline serve: "+err.Error())
+	}
+	return p
+}
+
+// checkServeAddr refuses an address that is not loopback unless a token
+// guards it.
+func checkServeAddr(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q is not host:port: %v", addr, err)
+	}
+	if loopback(host) || token != "" {
+		return nil
+	}
+	return fmt.Errorf("--addr %q is not a loopback address: anyone who can reach it could read the store; give --token SECRET (or bind 127.0.0.1)", addr)
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (c *serveCmd) run(inv *invocation) (int, error) {
+	return c.reading(inv, func(eng *pipeline.Engine) (int, error) {
+		srv := web.New(eng, web.Options{Token: c.token, Profile: c.profile, ErrorLog: log.New(inv.stderr, "serve: ", 0),
+			Predict: func() (time.Duration, error) { return predictRemaining(eng, 2) }})
+		ln, err := listen(c.addr)
+		if err != nil {
+			return exitFailed, err
+		}
+		return serveOn(inv, ln, srv, nil)
+	})
+}
+
+// predictRemaining is the dry run's critical-path wall time, on workers
+// workers, of what would run now.
+func predictRemaining(eng *pipeline.Engine, workers int) (time.Duration, error) {
+	rec := provenance.New(eng)
+	xs, err := rec.Explain()
+	if err != nil {
+		return 0, err
+	}
+	sched, err := rec.Schedule(xs, workers)
+	if err != nil {
+		return 0, err
+	}
+	if len(sched.Walls) == 0 {
+		return 0, errors.New("no schedule")
+	}
+	return sched.Walls[0].Wall, nil
+}
+
+// listen opens addr for the browser view.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	return ln, nil
+}
+
+// serveOn serves h on ln until the invocation is cancelled (Ctrl-C) or
+// done is closed; it says where it listens.
+func serveOn(inv *invocation, ln net.Listener, h http.Handler, done <-chan struct{}) (int, error) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 60 * time.Second, ErrorLog: log.New(inv.stderr, "serve: ", 0)}
+	fmt.Fprintf(inv.stderr, "serving http://%s/\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return exitFailed, fmt.Errorf("serve: %w", err)
+	case <-inv.ctx.Done():
+	case <-done:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	srv.Shutdown(ctx)
+	return exitOK, nil
+}

@@ -1,0 +1,288 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"zorepro/pipeline/task"
+	"zorepro/stages/audit"
+)
+
+// startServing starts the binary with args (a command that serves: serve,
+// or run --serve, at 127.0.0.1:0) and returns its base URL, once it says
+// where it listens, and a channel closed when it exits. The process is
+// killed at the end of the test.
+func startServing(t *testing.T, bin, dir string, args ...string) (base string, exited chan struct{}) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited = make(chan struct{})
+	urls := make(chan string, 1)
+	var log strings.Builder
+	go func() {
+		defer close(exited)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		re := regexp.MustCompile(`serving (http://\S+)/`)
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				urls <- m[1]
+			}
+		}
+		cmd.Wait()
+	}()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	select {
+	case base = <-urls:
+	case <-exited:
+		t.Fatalf("%v exited without serving:\n%s", args, log.String())
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("%v did not start serving", args)
+	}
+	return base, exited
+}
+
+// browser returns a chromedp context on Debian's headless Chromium, or
+// skips the test where it is not installed.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed (apt-get install chromium; .ci/run installs it)")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
+		chromedp.Flag("disable-background-networking", true), chromedp.UserDataDir(t.TempDir()))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel2 := chromedp.NewContext(actx)
+	t.Cleanup(cancel2)
+	ctx, cancel3 := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(cancel3)
+	return ctx
+}
+
+// In a real browser: the figure page of fig3a draws every plotted point as
+// a link; clicking one opens its audit trail, whose seeds and values are
+// those `pipeline audit --x ... --json` gives for that point, and from it
+// a seed's evaluate task opens with its learning curve.
+func TestServeClickPointToItsSamples(t *testing.T) {
+	bin, root, _, common := smokeStore(t)
+	ctx := browser(t)
+	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0"}, withoutFigures(common)...)...)
+
+	sel := chromedp.CSS(`div.panel a.pt[href*="curve=arsv1"]`)
+	err := chromedp.Do(ctx, chromedp.Navigate(base+"/figure/fig3a-swimmer"), chromedp.WaitVisible(sel))
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	attr, err := chromedp.Run(ctx, chromedp.AttributeValue(sel, "href"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	href := attr.Value
+	if err := chromedp.Do(ctx, chromedp.Click(sel), chromedp.WaitVisible(chromedp.CSS(`#seeds`))); err != nil {
+		t.Fatalf("click %s: %v", href, err)
+	}
+	title, _ := chromedp.Run(ctx, chromedp.Title())
+	// The point the click landed on (circles of two curves may overlap):
+	// the page's own address says which.
+	loc, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.search`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds, err := chromedp.Run(ctx, chromedp.Evaluate[[]struct{ Seed, Y string }](`[...document.querySelectorAll('#seeds tr.seed')].map(r => ({Seed: r.querySelector('.seed-id').textContent, Y: r.querySelector('.seed-y').textContent}))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := url.ParseQuery(strings.TrimPrefix(loc, "?"))
+	if err != nil || q.Get("x") == "" || q.Get("curve") == "" || !strings.Contains(title, "fig3a-swimmer") {
+		t.Fatalf("clicked %q, landed on %q (%q)", href, loc, title)
+	}
+	out, code := cliStdout(t, bin, root, append([]string{"audit", "fig3a-swimmer.svg", "--curve", q.Get("curve"), "--x", q.Get("x"), "--json"}, common...)...)
+	if code != 0 {
+		t.Fatalf("audit: exit %d\n%s", code, out)
+	}
+	var rep audit.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Points) != 1 {
+		t.Fatalf("audit --json: %v (%d points)", err, len(rep.Points))
+	}
+	want := rep.Points[0].Seeds
+	if len(seeds) != len(want) || len(want) == 0 {
+		t.Fatalf("the page lists %d seeds, audit %d", len(seeds), len(want))
+	}
+	for i, s := range want {
+		if seeds[i].Seed != strconv.FormatUint(s.Seed, 10) || seeds[i].Y != task.FormatFloat(s.Y) {
+			t.Errorf("seed %d: the page shows %+v, audit seed %d y %s", i, seeds[i], s.Seed, task.FormatFloat(s.Y))
+		}
+	}
+
+	// On to the first seed's evaluate task: its curve is drawn.
+	err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#seeds tr.seed a[href^="/task/evaluate/"]`)), chromedp.WaitVisible(chromedp.CSS(`#state`)))
+	state, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#state`)))
+	charts, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('svg.chart polyline').length`))
+	if err != nil || state != "done" || charts == 0 {
+		t.Errorf("evaluate task page: state %q, %d curves drawn, %v", state, charts, err)
+	}
+}
+
+// A run with --serve serves the overview from its own process while it
+// runs: a browser loading it again and again (as its 2-second meta
+// refresh does) sees the count of done tasks grow.
+func TestServeLiveRunOverview(t *testing.T) {
+	bin, root := binary(t), repoRoot(t)
+	dir := t.TempDir()
+	ctx := browser(t)
+	base, exited := startServing(t, bin, root, append([]string{"run", "--serve", "127.0.0.1:0", "--jobs", "2"}, smokeFlags(root, dir)...)...)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(\d+) of (\d+) tasks done`)
+	var seen []int
+	total := 0
+	var lastErr error
+	for done := false; !done; {
+		select {
+		case <-exited:
+			done = true
+		case <-time.After(300 * time.Millisecond):
+		}
+		// Load it again as its meta refresh does, and read it.
+		tctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		err := chromedp.Do(tctx, chromedp.Navigate(base+"/"))
+		var summary, refresh string
+		if err == nil {
+			summary, err = chromedp.Run(tctx, chromedp.Evaluate[string](`(document.querySelector('#summary') || {}).textContent || ''`))
+			refresh, _ = chromedp.Run(tctx, chromedp.Evaluate[string](`(document.querySelector('meta[http-equiv=refresh]') || {}).content || ''`))
+		}
+		cancel()
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		if m := re.FindStringSubmatch(summary); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			total, _ = strconv.Atoi(m[2])
+			if len(seen) == 0 || seen[len(seen)-1] != n {
+				seen = append(seen, n)
+			}
+			if n < total && refresh != "2" {
+				t.Errorf("the overview of a run in progress (%d of %d done) does not reload itself every 2 s: refresh %q", n, total, refresh)
+			}
+		}
+	}
+	if len(seen) < 2 {
+		t.Fatalf("the overview's done count never moved while the run ran: %v (of %d; last error %v)", seen, total, lastErr)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] < seen[i-1] {
+			t.Errorf("the done count went back: %v", seen)
+		}
+	}
+	out, code := cliStdout(t, bin, root, append([]string{"status", "--json"}, withoutFigures(smokeFlags(root, dir))...)...)
+	var st statusDoc
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.Counts["done"] != st.Total || st.Total != total {
+		t.Errorf("after the run: status %v (exit %d), the page counted %d tasks", st.Counts, code, total)
+	}
+}
+
+// The server binds only to loopback unless a token guards it, asks for
+// that token on every request (constant-time compared; given once in the
+// query, then a cookie), serves nothing outside the recorded figures and
+// pages, answers every response with a Content-Security-Policy, and is
+// read-only.
+func TestServeRefusesAndConfines(t *testing.T) {
+	bin, root, _, common := smokeStore(t)
+	out, code := cli(t, bin, root, append([]string{"serve", "--addr", "0.0.0.0:0"}, withoutFigures(common)...)...)
+	if code != exitInvalid || !strings.Contains(out, "--token") {
+		t.Errorf("a non-loopback bind without a token: exit %d\n%s", code, out)
+	}
+	const token = "s3cret-token"
+	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0", "--token", token}, withoutFigures(common)...)...)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(method, path string, hdr map[string]string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, nil)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {
+			t.Errorf("%s %s: Content-Security-Policy %q", method, path, csp)
+		}
+		return resp, string(b)
+	}
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	if r, _ := get("GET", "/", nil); r.StatusCode != http.StatusUnauthorized {
+		t.Errorf("no token: %d", r.StatusCode)
+	}
+	if r, _ := get("GET", "/", map[string]string{"Authorization": "Bearer s3cret-tokex"}); r.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a wrong token: %d", r.StatusCode)
+	}
+	r, _ := get("GET", "/?token="+token, nil)
+	var cookie string
+	for _, c := range r.Cookies() {
+		if c.Name == "pipeline_token" && c.HttpOnly {
+			cookie = c.Name + "=" + c.Value
+		}
+	}
+	if r.StatusCode != http.StatusSeeOther || cookie == "" || strings.Contains(r.Header.Get("Location"), token) {
+		t.Errorf("the token in the query: %d, cookie %q, location %q", r.StatusCode, cookie, r.Header.Get("Location"))
+	}
+	if r, body := get("GET", "/", map[string]string{"Cookie": cookie}); r.StatusCode != http.StatusOK || !strings.Contains(body, "tasks done") {
+		t.Errorf("with the cookie: %d", r.StatusCode)
+	}
+	if r, body := get("GET", "/figure-file/fig3a-swimmer.png", bearer); r.StatusCode != http.StatusOK || !strings.HasPrefix(body, "\x89PNG") {
+		t.Errorf("a recorded figure file: %d", r.StatusCode)
+	}
+	for _, p := range []string{"/figure-file/..%2Fevents.db", "/figure-file/events.db", "/task/../../events.db", "/static/..%2f..%2fevents.db",
+		"/figure-file/%2e%2e%2f%2e%2e%2fevents.db", "/events.db", "/figure/..%2F..%2Fevents.db", "/task/%2e%2e/%2e%2e/events.db"} {
+		r, body := get("GET", p, bearer)
+		if r.StatusCode == http.StatusOK || strings.Contains(body, "\xed\xda\x0c\xed") {
+			t.Errorf("GET %s: %d, %d bytes", p, r.StatusCode, len(body))
+		}
+	}
+	if r, _ := get("POST", "/", bearer); r.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST: %d", r.StatusCode)
+	}
+	if r, _ := get("GET", "/task/no/such/task", bearer); r.StatusCode != http.StatusNotFound {
+		t.Errorf("an unknown task: %d", r.StatusCode)
+	}
+}
+
+// withoutFigures drops --figures from a command's flags (serve has none).
+func withoutFigures(flags []string) []string {
+	var out []string
+	for i := 0; i < len(flags); i++ {
+		if flags[i] == "--figures" {
+			i++
+			continue
+		}
+		out = append(out, flags[i])
+	}
+	return out
+}

@@ -1,0 +1,36 @@
+// Package web is the browser view of a store: `pipeline serve` serves it
+// for a store at rest, and `pipeline run --serve` from the running run's
+// own process (bbolt's writer holds an exclusive file lock, so no other
+// process can read a live events.db; the run's process reads it through
+// read transactions beside its writer).
+//
+// Pages, all rendered by the server, with no script:
+//
+//	/                   the run overview: every stage's done, running, pending
+//	                    and failed tasks, elapsed time and the dry run's
+//	                    predicted remaining wall time, the running tasks with
+//	                    their progress, every failure with its error; it
+//	                    reloads itself every 2 s while a run is in progress
+//	/task/PATH          one task: parameters, identity transcript, inputs and
+//	                    outputs with content IDs, attempts and resumes, RNG
+//	                    streams, and its iteration events drawn as a learning
+//	                    curve (up to 10^5 points, else downsampled, labelled)
+//	/figures            every figure a plot task recorded
+//	/figure/NAME        one figure: its image and, per panel, every plotted
+//	                    point as a link to its audit trail
+//	/point?figure=&panel=&curve=&x=
+//	                    the audit trail of one point (stages/audit: the
+//	                    numbers `pipeline audit --x ... --json` gives)
+//	/figure-file/NAME   a file of a recorded figure output (PNG, SVG, CSV)
+//	/overview.json      the overview's numbers
+//
+// Safety: the handler is read-only and serves only what the event log
+// records and the files of recorded figure outputs, by name, never a path
+// of the file system. With a token every request must carry it (the query
+// parameter "token" once, which sets a cookie, or an Authorization bearer
+// header); tokens are compared in constant time. Every response carries a
+// Content-Security-Policy that allows nothing but this server's own
+// stylesheet and images, and lists are bounded (events, iterations).
+//
+// Nothing here is in any task's identity.
+package web

@@ -1,0 +1,207 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"zorepro/pipeline/dag"
+	"zorepro/pipeline/events"
+	"zorepro/pipeline/task"
+)
+
+// StageCounts is one stage's tasks by what the log says of them.
+type StageCounts struct {
+	Stage   string `json:"stage"`
+	Tasks   int    `json:"tasks"`
+	Done    int    `json:"done"` // done or cached
+	Running int    `json:"running"`
+	Failed  int    `json:"failed"`
+	Pending int    `json:"pending"` // never run, skipped or interrupted
+}
+
+// Running is a task in progress with how far it got.
+type Running struct {
+	Task      string  `json:"task"`
+	Iteration int64   `json:"iteration"`
+	Samples   int64   `json:"samples"`
+	Budget    float64 `json:"budget,omitempty"` // its budget parameter, when it has one
+	Since     int64   `json:"since"`            // unix nanoseconds of its start
+}
+
+// Failure is a failed task with its error.
+type Failure struct {
+	Task  string `json:"task"`
+	Run   uint64 `json:"run"`
+	Error string `json:"error"`
+}
+
+// Overview is the numbers the overview page shows.
+type Overview struct {
+	Profile    string        `json:"profile"`
+	Tasks      int           `json:"tasks"`
+	Done       int           `json:"done"`
+	Stages     []StageCounts `json:"stages"`
+	Run        uint64        `json:"run,omitempty"`
+	InProgress bool          `json:"in_progress"`
+	Elapsed    time.Duration `json:"elapsed,omitempty"` // of the run in progress
+	// Remaining is the dry run's critical-path schedule of what is left
+	// at the time Predicted (Options.Predict; zero until computed).
+	Remaining time.Duration `json:"remaining,omitempty"`
+	Predicted time.Time     `json:"predicted,omitempty"`
+	// RunPredicted is the running run's prediction of its wall time at
+	// its start.
+	RunPredicted time.Duration `json:"run_predicted,omitempty"`
+	Running   []Running     `json:"running"`
+	Failures  []Failure     `json:"failures"`
+}
+
+// maxListed bounds the failures listed.
+const maxListed = 200
+
+func (s *Server) overviewData() (*Overview, error) {
+	log := s.eng.Events
+	states, err := log.LastStates()
+	if err != nil {
+		return nil, err
+	}
+	last := make(map[string]events.StateRecord, len(states))
+	for _, st := range states {
+		last[st.Task] = st
+	}
+	ov := &Overview{Profile: s.opt.Profile, RunPredicted: s.opt.Predicted, Tasks: len(s.eng.Plan.Tasks), Running: []Running{}, Failures: []Failure{}}
+	run, inProgress, err := log.InProgress()
+	if err != nil {
+		return nil, err
+	}
+	ov.Run, ov.InProgress = run, inProgress
+	if inProgress {
+		if start, ok, err := log.RunStart(run); err == nil && ok && start.Time > 0 {
+			ov.Elapsed = time.Since(time.Unix(0, start.Time))
+		}
+	}
+	index := map[string]int{}
+	for _, t := range s.eng.Plan.Tasks {
+		i, ok := index[t.Stage.Name]
+		if !ok {
+			i = len(ov.Stages)
+			index[t.Stage.Name] = i
+			ov.Stages = append(ov.Stages, StageCounts{Stage: t.Stage.Name})
+		}
+		sc := &ov.Stages[i]
+		sc.Tasks++
+		st, ok := last[t.Path]
+		switch {
+		case !ok:
+			sc.Pending++
+		case st.State == events.StateDone || st.State == events.StateCached:
+			sc.Done++
+			ov.Done++
+		case st.State == events.StateFailed:
+			sc.Failed++
+			if len(ov.Failures) < maxListed {
+				ov.Failures = append(ov.Failures, Failure{Task: t.Path, Run: st.Run, Error: st.Error})
+			}
+		case (st.State == events.StateStarted || st.State == events.StateResumed) && inProgress && st.Run == run:
+			sc.Running++
+			ov.Running = append(ov.Running, s.running(t, st))
+		default:
+			sc.Pending++
+		}
+	}
+	if e := s.estimate(); e != nil {
+		ov.Remaining, ov.Predicted = e.remaining, e.at
+	}
+	return ov, nil
+}
+
+// running reads how far a running task got: its latest iteration event.
+func (s *Server) running(t *dag.Task, st events.StateRecord) Running {
+	r := Running{Task: t.Path, Since: st.Time}
+	if its, err := s.eng.Events.Iterations(t.Path, st.Run); err == nil && len(its) > 0 {
+		last := its[len(its)-1]
+		r.Iteration, r.Samples = last.Iteration, last.Samples
+	}
+	if v, ok := t.Params.Peek("budget"); ok {
+		switch b := v.(type) {
+		case float64:
+			r.Budget = b
+		case int:
+			r.Budget = float64(b)
+		case int64:
+			r.Budget = float64(b)
+		}
+	}
+	return r
+}
+
+func (s *Server) overview(r *http.Request) (*view, error) {
+	ov, err := s.overviewData()
+	if err != nil {
+		return nil, err
+	}
+	return &view{tmpl: "overview.html", title: "Run overview", data: ov, refresh: ov.InProgress}, nil
+}
+
+func (s *Server) overviewJSON(w http.ResponseWriter, r *http.Request) {
+	ov, err := s.overviewData()
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(ov)
+}
+
+// estimate is a prediction of the remaining wall time.
+type estimate struct {
+	at        time.Time
+	remaining time.Duration
+}
+
+// estimateEvery is how often the remaining time is predicted again (a
+// dry run of the paper profile takes seconds).
+const estimateEvery = 30 * time.Second
+
+// estimate returns the latest prediction (nil until the first is made)
+// and starts a new one in the background when the latest is older than
+// estimateEvery.
+func (s *Server) estimate() *estimate {
+	s.estMu.Lock()
+	defer s.estMu.Unlock()
+	if !s.predicting && time.Since(s.tried) > estimateEvery {
+		s.predicting, s.tried = true, time.Now()
+		go s.predict()
+	}
+	return s.est
+}
+
+// predict asks Options.Predict for the remaining wall time.
+func (s *Server) predict() {
+	var e *estimate
+	if s.opt.Predict != nil {
+		if d, err := s.opt.Predict(); err == nil {
+			e = &estimate{at: time.Now(), remaining: d}
+		}
+	}
+	s.estMu.Lock()
+	defer s.estMu.Unlock()
+	s.predicting = false
+	if e != nil {
+		s.est = e
+	}
+}
+
+// pathURL is the URL path of a task's page.
+func pathURL(task string) string {
+	parts := strings.Split(task, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	return "/task/" + strings.Join(parts, "/")
+}
+
+func formatFloat(x float64) string { return task.FormatFloat(x) }
+

@@ -1,0 +1,172 @@
+package web
+
+import (
+	"crypto/subtle"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"log"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"zorepro/pipeline"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Token, when set, must come with every request.
+	Token string
+	// Predict, when set, predicts the remaining wall time (the dry run's
+	// critical-path schedule); the overview calls it in the background at
+	// most every 30 s.
+	Predict func() (time.Duration, error)
+	// Predicted is a running run's own prediction of its wall time, made
+	// when it started (run --serve).
+	Predicted time.Duration
+	// Profile is the profile shown.
+	Profile string
+	// ErrorLog receives the errors of failed pages (nil: discarded).
+	ErrorLog *log.Logger
+}
+
+// Server answers the pages of one store. Make one with New; it is an
+// http.Handler safe for concurrent requests.
+type Server struct {
+	eng *pipeline.Engine
+	opt Options
+	mux *http.ServeMux
+
+	estMu      sync.Mutex
+	est        *estimate // the latest prediction of the remaining time
+	predicting bool      // a prediction is being computed
+	tried      time.Time // when the latest prediction started
+}
+
+//go:embed assets/style.css
+var assets embed.FS
+
+// csp allows this server's own stylesheet and images and nothing else:
+// no script, no frame, no request to another origin.
+const csp = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// tokenCookie carries the token after a first request gave it.
+const tokenCookie = "pipeline_token"
+
+// New returns the Server of eng's store and plan.
+func New(eng *pipeline.Engine, opt Options) *Server {
+	s := &Server{eng: eng, opt: opt, mux: http.NewServeMux()}
+	s.mux.HandleFunc("GET /{$}", s.page(s.overview))
+	s.mux.HandleFunc("GET /overview.json", s.overviewJSON)
+	s.mux.HandleFunc("GET /task/{path...}", s.page(s.taskPage))
+	s.mux.HandleFunc("GET /figures", s.page(s.figuresPage))
+	s.mux.HandleFunc("GET /figure/{name}", s.page(s.figurePage))
+	s.mux.HandleFunc("GET /point", s.page(s.pointPage))
+	s.mux.HandleFunc("GET /figure-file/{name}", s.figureFile)
+	s.mux.HandleFunc("GET /static/style.css", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := assets.ReadFile("assets/style.css")
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		w.Write(b)
+	})
+	return s
+}
+
+// ServeHTTP checks the token, sets the security headers and serves.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", csp)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		http.Error(w, "read-only: only GET", http.StatusMethodNotAllowed)
+		return
+	}
+	if s.opt.Token != "" {
+		if q := r.URL.Query().Get("token"); q != "" && s.tokenOK(q) {
+			// Keep it in a cookie and drop it from the address bar.
+			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			u := *r.URL
+			qs := u.Query()
+			qs.Del("token")
+			u.RawQuery = qs.Encode()
+			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			return
+		}
+		if !s.authorized(r) {
+			http.Error(w, "this server needs its token: open it with ?token=...", http.StatusUnauthorized)
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) tokenOK(t string) bool {
+	return subtle.ConstantTimeCompare([]byte(t), []byte(s.opt.Token)) == 1
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	if b, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.tokenOK(b) {
+		return true
+	}
+	c, err := r.Cookie(tokenCookie)
+	return err == nil && s.tokenOK(c.Value)
+}
+
+// view is what a page function returns: the template and its data, or
+// an error.
+type view struct {
+	tmpl    string
+	title   string
+	data    any
+	refresh bool // reload every 2 s (a run is in progress)
+}
+
+// page wraps a page function: it renders the view into the layout, or
+// answers the error (404 for what is not recorded).
+func (s *Server) page(fn func(r *http.Request) (*view, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, err := fn(r)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		var b strings.Builder
+		if err := pages.ExecuteTemplate(&b, v.tmpl, layoutData{Title: v.title, Profile: s.opt.Profile, Refresh: v.refresh, Data: v.data}); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, b.String())
+	}
+}
+
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code := http.StatusInternalServerError
+	if errors.Is(err, ErrNotFound) {
+		code = http.StatusNotFound
+	}
+	if s.opt.ErrorLog != nil && code == http.StatusInternalServerError {
+		s.opt.ErrorLog.Printf("%s: %v", r.URL.Path, err)
+	}
+	http.Error(w, err.Error(), code)
+}
+
+type layoutData struct {
+	Title, Profile string
+	Refresh        bool
+	Data           any
+}
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"dur":   func(d time.Duration) string { return d.Round(time.Second).String() },
+	"pct":   func(a, b int64) string { return fmt.Sprintf("%.0f%%", 100*float64(a)/float64(max(b, 1))) },
+	"path":  pathURL,
+	"float": formatFloat,
+	"int64": func(n int) int64 { return int64(n) },
+}).ParseFS(templates, "templates/*.html"))
+
+//go:embed templates/*.html
+var templates embed.FS
