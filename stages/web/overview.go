@@ -54,8 +54,8 @@ type Overview struct {
 	// RunPredicted is the running run's prediction of its wall time at
 	// its start.
 	RunPredicted time.Duration `json:"run_predicted,omitempty"`
-	Running   []Running     `json:"running"`
-	Failures  []Failure     `json:"failures"`
+	Running      []Running     `json:"running"`
+	Failures     []Failure     `json:"failures"`
 }
 
 // maxListed bounds the failures listed.
@@ -204,4 +204,3 @@ func pathURL(task string) string {
 }
 
 func formatFloat(x float64) string { return task.FormatFloat(x) }
-

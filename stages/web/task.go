@@ -1,9 +1,9 @@
 package web
 
 import (
-	"maps"
 	"fmt"
 	"html/template"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
