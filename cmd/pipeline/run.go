@@ -80,7 +80,7 @@ func (c *runCmd) define(f *flagSet) {
 	f.Duration(&s.outage, "slurm-outage", 10*time.Minute, "how long the controller may not answer before attempts without a sign of life fail (and sbatch stops being retried)")
 	f.Duration(&s.stall, "slurm-stall", 2*time.Hour, "stop the run if nothing progresses for this long (no job starts, no attempt is taken, ends or writes)")
 	f.String(&c.serve, "serve", "", "serve the browser view of the run at this address while it runs (e.g. 127.0.0.1:8080; other than loopback needs --token)")
-	f.String(&c.token, "token", "", "the secret every request to --serve must carry; required for an address other than loopback")
+	tokenFlag(f, &c.token)
 	f.String(&c.remote, "remote", "", "share results through a remote: pull what the plan would reuse before the run, push each task's result as it finishes ("+remoteUsage+")")
 }
 

@@ -17,13 +17,8 @@ import (
 // serveCmd serves the browser view of a store (stages/web).
 type serveCmd struct {
 	planFlags
-	serveFlags
-}
-
-// serveFlags are the settings of the browser view's server, shared by
-// serve (--addr) and run (--serve).
-type serveFlags struct {
 	addr, token string
+	reexecute   bool
 }
 
 func (c *serveCmd) doc() commandDoc {
@@ -37,11 +32,13 @@ func (c *serveCmd) doc() commandDoc {
 func (c *serveCmd) define(f *flagSet) {
 	c.planFlags.define(f)
 	f.String(&c.addr, "addr", "127.0.0.1:8080", "the address to listen on")
-	c.serveFlags.defineToken(f)
+	tokenFlag(f, &c.token)
+	f.Bool(&c.reexecute, "allow-reexecute", "offer on each point's page a button that re-executes its tasks into a scratch directory and compares them (as verify)")
 }
 
-func (s *serveFlags) defineToken(f *flagSet) {
-	f.String(&s.token, "token", "", "a secret every request must carry; required for an address other than loopback")
+// tokenFlag binds --token (serve, and run for --serve).
+func tokenFlag(f *flagSet, dst *string) {
+	f.String(dst, "token", "", "a secret every request to the browser view must carry; required for an address other than loopback")
 }
 
 func (c *serveCmd) check(args []string) []string {
@@ -75,7 +72,7 @@ func loopback(host string) bool {
 
 func (c *serveCmd) run(inv *invocation) (int, error) {
 	return c.reading(inv, func(eng *pipeline.Engine) (int, error) {
-		srv := web.New(eng, web.Options{Token: c.token, Profile: c.profile, ErrorLog: log.New(inv.stderr, "serve: ", 0),
+		srv := web.New(eng, web.Options{Token: c.token, Profile: c.profile, AllowReexecute: c.reexecute, ErrorLog: log.New(inv.stderr, "serve: ", 0),
 			Predict: func() (time.Duration, error) { return predictRemaining(eng, 2) }})
 		ln, err := listen(c.addr)
 		if err != nil {
@@ -115,7 +112,8 @@ func listen(addr string) (net.Listener, error) {
 // serveOn serves h on ln until the invocation is cancelled (Ctrl-C) or
 // done is closed; it says where it listens.
 func serveOn(inv *invocation, ln net.Listener, h http.Handler, done <-chan struct{}) (int, error) {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 60 * time.Second, ErrorLog: log.New(inv.stderr, "serve: ", 0)}
+	// No write timeout: a re-execution's answer takes as long as its tasks.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(inv.stderr, "serve: ", 0)}
 	fmt.Fprintf(inv.stderr, "serving http://%s/\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

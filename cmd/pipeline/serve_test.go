@@ -88,7 +88,7 @@ func browser(t *testing.T) context.Context {
 func TestServeClickPointToItsSamples(t *testing.T) {
 	bin, root, _, common := smokeStore(t)
 	ctx := browser(t)
-	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0"}, withoutFigures(common)...)...)
+	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0", "--allow-reexecute"}, withoutFigures(common)...)...)
 
 	sel := chromedp.CSS(`div.panel a.pt[href*="curve=arsv1"]`)
 	err := chromedp.Do(ctx, chromedp.Navigate(base+"/figure/fig3a-swimmer"), chromedp.WaitVisible(sel))
@@ -134,6 +134,18 @@ func TestServeClickPointToItsSamples(t *testing.T) {
 		if seeds[i].Seed != strconv.FormatUint(s.Seed, 10) || seeds[i].Y != task.FormatFloat(s.Y) {
 			t.Errorf("seed %d: the page shows %+v, audit seed %d y %s", i, seeds[i], s.Seed, task.FormatFloat(s.Y))
 		}
+	}
+
+	// The re-execute button re-executes the point's tasks and finds them
+	// reproduced.
+	err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#reexecute`)), chromedp.WaitVisible(chromedp.CSS(`#reexec-verdict`)))
+	verdict, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#reexec-verdict`)))
+	rows, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#reexec tr').length - 1`))
+	if err != nil || verdict != "reproduced" || rows < 2*len(want)+1 {
+		t.Errorf("re-execute: %q over %d tasks, %v", verdict, rows, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/point"+loc), chromedp.WaitVisible(chromedp.CSS(`#seeds`))); err != nil {
+		t.Fatal(err)
 	}
 
 	// On to the first seed's evaluate task: its curve is drawn.
@@ -268,6 +280,27 @@ func TestServeRefusesAndConfines(t *testing.T) {
 	}
 	if r, _ := get("POST", "/", bearer); r.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST: %d", r.StatusCode)
+	}
+	// Re-execution is off unless --allow-reexecute, and then only asked
+	// for from the server's own pages.
+	rbase, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0", "--allow-reexecute"}, withoutFigures(common)...)...)
+	for _, h := range []map[string]string{{"Sec-Fetch-Site": "cross-site"}, {"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "same-site"}} {
+		req, _ := http.NewRequest("POST", rbase+"/reexecute", strings.NewReader("figure=fig3a-swimmer&curve=arsv1&x=1"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a re-execution asked for by another site (%v): %d", h, resp.StatusCode)
+		}
+	}
+	if r, _ := get("POST", "/reexecute", bearer); r.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST /reexecute without --allow-reexecute: %d", r.StatusCode)
 	}
 	if r, _ := get("GET", "/task/no/such/task", bearer); r.StatusCode != http.StatusNotFound {
 		t.Errorf("an unknown task: %d", r.StatusCode)

@@ -243,19 +243,30 @@ func (s *Server) figureFile(w http.ResponseWriter, r *http.Request) {
 }
 
 type pointView struct {
-	Figure *figure
-	Report *audit.Report
-	Point  *audit.Point
-	X, Y   string
+	Figure    *figure
+	Report    *audit.Report
+	Point     *audit.Point
+	X, Y      string
+	Reexecute bool       // the server offers the re-execute button
+	Query     url.Values // the point's selection, for the button's form
 }
 
 // pointPage is the audit trail of one plotted point: stages/audit's
 // Figure with the selection `pipeline audit --x` makes.
 func (s *Server) pointPage(r *http.Request) (*view, error) {
-	q := r.URL.Query()
-	f, err := s.figure(q.Get("figure"))
+	f, rep, err := s.auditPoint(r.URL.Query())
 	if err != nil {
 		return nil, err
+	}
+	return &view{tmpl: "point.html", title: "A point of " + f.Name, data: pointView{Figure: f, Report: rep, Point: &rep.Points[0], X: rep.X, Y: rep.Y,
+		Reexecute: s.opt.AllowReexecute, Query: url.Values{"figure": {f.Name}, "panel": {r.URL.Query().Get("panel")}, "curve": {r.URL.Query().Get("curve")}, "x": {r.URL.Query().Get("x")}}}}, nil
+}
+
+// auditPoint audits the one point q selects (figure, panel, curve, x).
+func (s *Server) auditPoint(q url.Values) (*figure, *audit.Report, error) {
+	f, err := s.figure(q.Get("figure"))
+	if err != nil {
+		return nil, nil, err
 	}
 	svgName := f.Name + ".svg"
 	var id store.ID
@@ -266,19 +277,18 @@ func (s *Server) pointPage(r *http.Request) (*view, error) {
 	}
 	p, err := provenance.Produced(s.eng.Events, f.Task, f.Output)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	src := &provenance.FigureSource{Production: p, Entry: svgName, ID: id}
 	sel := audit.Selection{Panel: q.Get("panel"), Curve: q.Get("curve"), X: q.Get("x")}
 	rep, err := audit.New(provenance.New(s.eng), s.eng.Events).Figure(svgName, src, sel)
-	if err != nil {
-		if errors.Is(err, audit.ErrSelection) {
-			return nil, fmt.Errorf("%w: %v", ErrNotFound, err)
-		}
-		return nil, err
+	if errors.Is(err, audit.ErrSelection) {
+		return nil, nil, fmt.Errorf("%w: %v", ErrNotFound, err)
+	} else if err != nil {
+		return nil, nil, err
 	}
 	if len(rep.Points) != 1 {
-		return nil, fmt.Errorf("%w: the selection %+v gives %d points of %s, not one", ErrNotFound, sel, len(rep.Points), f.Name)
+		return nil, nil, fmt.Errorf("%w: the selection %+v gives %d points of %s, not one", ErrNotFound, sel, len(rep.Points), f.Name)
 	}
-	return &view{tmpl: "point.html", title: "A point of " + f.Name, data: pointView{Figure: f, Report: rep, Point: &rep.Points[0], X: rep.X, Y: rep.Y}}, nil
+	return f, rep, nil
 }

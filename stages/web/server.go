@@ -8,11 +8,13 @@ import (
 	"html/template"
 	"log"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"zorepro/pipeline"
+	"zorepro/stages/interim"
 )
 
 // Options configure a Server.
@@ -28,6 +30,11 @@ type Options struct {
 	Predicted time.Duration
 	// Profile is the profile shown.
 	Profile string
+	// AllowReexecute offers, on every point's page, a button that
+	// re-executes the point's tasks into a scratch directory (serve
+	// --allow-reexecute; for a store at rest). It is the one request that
+	// is not read-only.
+	AllowReexecute bool
 	// ErrorLog receives the errors of failed pages (nil: discarded).
 	ErrorLog *log.Logger
 }
@@ -43,6 +50,12 @@ type Server struct {
 	est        *estimate // the latest prediction of the remaining time
 	predicting bool      // a prediction is being computed
 	tried      time.Time // when the latest prediction started
+
+	reexecMu sync.Mutex // one re-execution at a time
+
+	claimsMu sync.Mutex
+	claims   *interim.Doc // the latest claims page's report
+	claimsAt time.Time
 }
 
 //go:embed assets/style.css
@@ -64,6 +77,8 @@ func New(eng *pipeline.Engine, opt Options) *Server {
 	s.mux.HandleFunc("GET /figures", s.page(s.figuresPage))
 	s.mux.HandleFunc("GET /figure/{name}", s.page(s.figurePage))
 	s.mux.HandleFunc("GET /point", s.page(s.pointPage))
+	s.mux.HandleFunc("GET /claims", s.page(s.claimsPage))
+	s.mux.HandleFunc("POST /reexecute", s.page(s.reexecute))
 	s.mux.HandleFunc("GET /figure-file/{name}", s.figureFile)
 	s.mux.HandleFunc("GET /static/style.css", func(w http.ResponseWriter, r *http.Request) {
 		b, _ := assets.ReadFile("assets/style.css")
@@ -80,8 +95,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		http.Error(w, "read-only: only GET", http.StatusMethodNotAllowed)
+	post := r.Method == http.MethodPost && r.URL.Path == "/reexecute" && s.opt.AllowReexecute
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && !post {
+		http.Error(w, "read-only: only GET (and POST /reexecute when the server allows re-execution)", http.StatusMethodNotAllowed)
+		return
+	}
+	if post && !sameOrigin(r) {
+		http.Error(w, "a re-execution must be asked for from this server's own page", http.StatusForbidden)
 		return
 	}
 	if s.opt.Token != "" {
@@ -101,6 +121,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// sameOrigin reports whether a request comes from this server's own pages:
+// another site's page must not start a re-execution. Browsers say where a
+// request comes from in Sec-Fetch-Site (older ones only in Origin, which
+// this server's no-referrer policy turns into "null" for a form's POST); a
+// request with neither is not from a browser's page.
+func sameOrigin(r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site == "same-origin"
+	}
+	o := r.Header.Get("Origin")
+	return o == "" || o == "http://"+r.Host || o == "https://"+r.Host
 }
 
 func (s *Server) tokenOK(t string) bool {
@@ -145,8 +178,13 @@ func (s *Server) page(fn func(r *http.Request) (*view, error)) http.HandlerFunc 
 
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := http.StatusInternalServerError
-	if errors.Is(err, ErrNotFound) {
+	switch {
+	case errors.Is(err, ErrNotFound):
 		code = http.StatusNotFound
+	case errors.Is(err, ErrNotAllowed):
+		code = http.StatusForbidden
+	case errors.Is(err, ErrBusy):
+		code = http.StatusConflict
 	}
 	if s.opt.ErrorLog != nil && code == http.StatusInternalServerError {
 		s.opt.ErrorLog.Printf("%s: %v", r.URL.Path, err)
@@ -165,6 +203,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"pct":   func(a, b int64) string { return fmt.Sprintf("%.0f%%", 100*float64(a)/float64(max(b, 1))) },
 	"path":  pathURL,
 	"float": formatFloat,
+	"short": func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) },
 	"int64": func(n int) int64 { return int64(n) },
 }).ParseFS(templates, "templates/*.html"))
 

@@ -1,0 +1,214 @@
+package interim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"zorepro/pipeline"
+	"zorepro/pipeline/dag"
+	"zorepro/pipeline/provenance"
+	"zorepro/pipeline/store"
+	"zorepro/stages/report"
+)
+
+// Plotted says where an interim report's figure came from.
+type Plotted string
+
+const (
+	PlottedRecorded Plotted = "recorded" // the plot task's recorded output
+	PlottedHere     Plotted = "here"     // plotted now from its recorded inputs
+	PlottedPending  Plotted = ""         // not all of its inputs are recorded
+)
+
+// Figure is one figure of an interim report: its per-seed table, or why
+// it cannot be made yet.
+type Figure struct {
+	Task    string  `json:"task"`
+	Plotted Plotted `json:"plotted"`
+	Pending string  `json:"pending,omitempty"`
+	tables  map[string]report.Table
+}
+
+// Doc is an interim report (what report --interim --json prints).
+type Doc struct {
+	Interim bool                 `json:"interim"`
+	Profile string               `json:"profile"`
+	Figures []Figure             `json:"figures"`
+	Counts  map[string]int       `json:"counts"`
+	Claims  []report.ClaimResult `json:"claims"`
+	// Pending are the claims whose figure cannot be made yet, with why.
+	Pending map[string]string `json:"pending"`
+	// Results are the computed claims with their declarations, in the
+	// order of Claims.
+	Results []report.Result `json:"-"`
+}
+
+// Compute computes the claims of the plan's task reportTask from what
+// eng's store records now (eng's log may be a running run's snapshot, or
+// the running run's own log). profile is the profile shown.
+func Compute(ctx context.Context, eng *pipeline.Engine, reportTask, profile string) (*Doc, error) {
+	rt := eng.Plan.Task(reportTask)
+	if rt == nil {
+		return nil, fmt.Errorf("%w: %s has no %q stage", ErrNoReport, eng.Plan.File, reportTask)
+	}
+	rec := provenance.New(eng)
+	xs, err := rec.Explain()
+	if err != nil {
+		return nil, err
+	}
+	cached := map[string]string{}
+	for _, x := range xs {
+		if x.Do == provenance.WouldCache {
+			cached[x.Task] = x.Output
+		}
+	}
+	dir, err := os.MkdirTemp("", "pipeline-interim-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	mk := &maker{eng: eng, rec: rec, cached: cached, dir: dir}
+	defer mk.close()
+	doc := &Doc{Interim: true, Profile: profile, Counts: map[string]int{}, Pending: map[string]string{}}
+	tables := map[string]report.Table{}
+	for _, ft := range rt.Inputs["figures"] {
+		f, err := mk.figure(ctx, ft)
+		if err != nil {
+			return nil, err
+		}
+		for name, tb := range f.tables {
+			tables[name] = tb
+		}
+		doc.Figures = append(doc.Figures, *f)
+	}
+	for _, v := range report.Verdicts() {
+		doc.Counts[string(v)] = 0
+	}
+	for _, cl := range report.DecodeClaims(rt.Params) {
+		tb, ok := tables[cl.Figure]
+		if !ok {
+			doc.Pending[cl.ID] = mk.pendingWhy(cl.Figure, doc.Figures)
+			continue
+		}
+		r := report.Evaluate(cl, tb)
+		doc.Counts[string(r.Verdict)]++
+		doc.Claims = append(doc.Claims, report.ResultOf(r))
+		doc.Results = append(doc.Results, r)
+	}
+	return doc, nil
+}
+
+// Made is how many of the figures could be made.
+func (d *Doc) Made() int {
+	n := 0
+	for _, f := range d.Figures {
+		if f.Plotted != PlottedPending {
+			n++
+		}
+	}
+	return n
+}
+
+// maker makes the figures of an interim report, opening one scratch
+// store for the figures it plots.
+type maker struct {
+	eng    *pipeline.Engine
+	rec    *provenance.Record
+	cached map[string]string // task → output, for the tasks a run would cache
+	dir    string
+	sc     *provenance.Scratch
+}
+
+func (m *maker) close() {
+	if m.sc != nil {
+		m.sc.Close()
+	}
+}
+
+// figure reads or plots one figure task's per-seed tables.
+func (m *maker) figure(ctx context.Context, ft *dag.Task) (*Figure, error) {
+	f := &Figure{Task: ft.Path}
+	if out, ok := m.cached[ft.Path]; ok {
+		f.Plotted = PlottedRecorded
+		es, err := m.eng.Outputs(out)
+		if err != nil {
+			return nil, err
+		}
+		return f, m.readTables(f, es, m.eng.Store.Get)
+	}
+	deps, have, want := map[string]string{}, 0, 0
+	for _, ins := range ft.Inputs {
+		for _, in := range ins {
+			want++
+			if out, ok := m.cached[in.Path]; ok {
+				deps[in.Path] = out
+				have++
+			}
+		}
+	}
+	if have < want {
+		f.Pending = fmt.Sprintf("%d of its %d inputs recorded", have, want)
+		return f, nil
+	}
+	if m.sc == nil {
+		sc, err := provenance.OpenScratch(m.dir)
+		if err != nil {
+			return nil, err
+		}
+		m.sc = sc
+	}
+	info, _ := json.Marshal(map[string]any{"interim": ft.Path})
+	one, err := m.rec.Execute(ctx, ft, deps, m.sc, 0, info)
+	if err != nil {
+		return nil, err
+	}
+	if one.Err != nil {
+		return nil, fmt.Errorf("%s: %w", ft.Path, one.Err)
+	}
+	id, err := store.ParseID(one.Output)
+	if err != nil {
+		return nil, err
+	}
+	data, err := m.sc.Store.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	es, err := pipeline.DecodeOutputs(data)
+	if err != nil {
+		return nil, err
+	}
+	f.Plotted = PlottedHere
+	return f, m.readTables(f, es, m.sc.Store.Get)
+}
+
+// readTables parses every "<figure>-seeds.csv" of an output.
+func (m *maker) readTables(f *Figure, es []pipeline.OutputEntry, get func(id store.ID) ([]byte, error)) error {
+	f.tables = map[string]report.Table{}
+	for _, e := range es {
+		stem, ok := strings.CutSuffix(e.Name, "-seeds.csv")
+		if !ok {
+			continue
+		}
+		data, err := get(e.ID)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", f.Task, e.Name, err)
+		}
+		if f.tables[stem], err = report.ParseSeedsCSV(data); err != nil {
+			return fmt.Errorf("%s %s: %w", f.Task, e.Name, err)
+		}
+	}
+	return nil
+}
+
+// pendingWhy says why a claim's figure cannot be made yet.
+func (m *maker) pendingWhy(figure string, figs []Figure) string {
+	for _, f := range figs {
+		if strings.HasSuffix(f.Task, "/"+figure) && f.Pending != "" {
+			return f.Task + ": " + f.Pending
+		}
+	}
+	return "no figure " + figure + " among the report's inputs"
+}

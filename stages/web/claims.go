@@ -1,0 +1,116 @@
+package web
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"zorepro/stages/interim"
+	"zorepro/stages/report"
+)
+
+// ReportTask is the plan task whose claims the claims page computes.
+const ReportTask = "report"
+
+// claimsEvery is how long a computed claims page is reused: it reads
+// every recorded figure and may plot some from their inputs.
+const claimsEvery = 20 * time.Second
+
+type claimsView struct {
+	Doc     *interim.Doc
+	Claims  []claimRow
+	Pending []pendingRow
+	At      time.Time
+}
+
+type claimRow struct {
+	report.ClaimResult
+	Findings []findingRow
+}
+
+type findingRow struct {
+	report.Finding
+	Points []pointLink // the plotted points behind it, one per curve
+}
+
+type pointLink struct{ Curve, Href string }
+
+type pendingRow struct{ ID, Why string }
+
+// claimsPage computes the report's claims from what the store records now
+// (stages/interim, as report --interim): those that can be decided, with
+// every finding linked to the plotted points behind it, and those still
+// waiting, with what for.
+func (s *Server) claimsPage(r *http.Request) (*view, error) {
+	doc, at, err := s.interim(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	v := &claimsView{Doc: doc, At: at}
+	for i, cr := range doc.Claims {
+		row := claimRow{ClaimResult: cr}
+		for _, f := range cr.Findings {
+			row.Findings = append(row.Findings, findingRow{Finding: f, Points: pointLinks(doc.Results[i].Claim, f)})
+		}
+		v.Claims = append(v.Claims, row)
+	}
+	for _, id := range slices.Sorted(maps.Keys(doc.Pending)) {
+		v.Pending = append(v.Pending, pendingRow{id, doc.Pending[id]})
+	}
+	return &view{tmpl: "claims.html", title: "Claims and verdicts", data: v}, nil
+}
+
+// interim returns the interim report, computed at most every claimsEvery.
+func (s *Server) interim(ctx context.Context) (*interim.Doc, time.Time, error) {
+	s.claimsMu.Lock()
+	defer s.claimsMu.Unlock()
+	if s.claims != nil && time.Since(s.claimsAt) < claimsEvery {
+		return s.claims, s.claimsAt, nil
+	}
+	doc, err := interim.Compute(ctx, s.eng, ReportTask, s.opt.Profile)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	s.claims, s.claimsAt = doc, time.Now()
+	return doc, s.claimsAt, nil
+}
+
+var (
+	xNumber  = regexp.MustCompile(`x = ([-+0-9.e]+)`)
+	xByCurve = regexp.MustCompile(`([A-Za-z0-9_-]+): ([-+0-9.e]+)`)
+)
+
+// pointLinks are the audit trails of the plotted points a finding is
+// computed from: each of the claim's curves at the finding's panel and x,
+// a curve's own x where the finding gives one per curve ("x = ars: 6000,
+// reinforce: 10240"); none where it spans every x.
+func pointLinks(c report.Claim, f report.Finding) []pointLink {
+	panel, x := f.Key, ""
+	perCurve := map[string]string{}
+	if c.Over == "x" {
+		panel, x = c.Panel, f.Key
+	} else if rest, ok := strings.CutPrefix(f.X, "x = "); ok {
+		for _, m := range xByCurve.FindAllStringSubmatch(rest, -1) {
+			perCurve[m[1]] = m[2]
+		}
+		if m := xNumber.FindStringSubmatch(f.X); m != nil {
+			x = m[1]
+		}
+	}
+	var out []pointLink
+	for _, cv := range c.Curves {
+		at := cmp.Or(perCurve[cv], x)
+		if at == "" {
+			continue
+		}
+		q := url.Values{"figure": {c.Figure}, "panel": {panel}, "curve": {cv}, "x": {at}}
+		out = append(out, pointLink{cv, "/point?" + q.Encode()})
+	}
+	return out
+}
