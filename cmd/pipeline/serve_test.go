@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"html"
 	"io"
+	"os"
+	"path/filepath"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -318,4 +321,54 @@ func withoutFigures(flags []string) []string {
 		out = append(out, flags[i])
 	}
 	return out
+}
+
+// Two runs side by side: after a run that changes one figure's caption,
+// the comparison names the plot task and the report as rerun, the caption
+// line of the plot's identity as why, the plot's changed files, and no
+// verdict changed.
+func TestServeComparesTwoRuns(t *testing.T) {
+	bin, root, dir, common := smokeStore(t)
+	text, err := os.ReadFile(filepath.Join(root, "dag.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const old = `params: {x_max: 20000, panels: ["10"], caption: "smoke profile, a test of the pipeline,`
+	if !strings.Contains(string(text), old) {
+		t.Fatal("dag.yaml's smoke fig2 caption moved: update the test")
+	}
+	changed := filepath.Join(dir, "dag.yaml")
+	os.WriteFile(changed, []byte(strings.Replace(string(text), old, strings.Replace(old, "a test of", "(changed) a test of", 1), 1)), 0o644)
+	flags := withoutFigures(common)
+	flags[1] = changed // --dag
+	if out, code := cli(t, bin, root, append(append([]string{"run"}, flags...), "--figures", filepath.Join(dir, "fig2"))...); code != 0 {
+		t.Fatalf("the second run: exit %d\n%s", code, out)
+	}
+	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0"}, flags...)...)
+	resp, err := http.Get(base + "/compare?a=1&b=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	page := html.UnescapeString(string(b))
+	reran := regexp.MustCompile(`(?s)<table id="reran">(.*?)</table>`).FindStringSubmatch(page)
+	if resp.StatusCode != 200 || reran == nil {
+		t.Fatalf("compare: %d\n%s", resp.StatusCode, page)
+	}
+	for _, want := range []string{">plot/fig2-linreg<", ">report<", `+ param caption "smoke profile, (changed) a test of`, `- param caption "smoke profile, a test of`} {
+		if !strings.Contains(reran[1], want) {
+			t.Errorf("the reran tasks lack %q:\n%s", want, reran[1])
+		}
+	}
+	if n := strings.Count(reran[1], "<tr>") - 1; n != 2 {
+		t.Errorf("%d tasks listed as rerun, want the plot and the report", n)
+	}
+	figs := regexp.MustCompile(`(?s)<table id="figures">(.*?)</table>`).FindStringSubmatch(page)
+	if figs == nil || !strings.Contains(figs[1], "fig2-linreg.svg") || strings.Contains(figs[1], "fig3a") {
+		t.Errorf("changed figures: %v", figs)
+	}
+	if !strings.Contains(page, `<p id="verdicts">None.</p>`) {
+		t.Error("a caption change changed verdicts")
+	}
 }

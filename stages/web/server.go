@@ -78,6 +78,8 @@ func New(eng *pipeline.Engine, opt Options) *Server {
 	s.mux.HandleFunc("GET /figure/{name}", s.page(s.figurePage))
 	s.mux.HandleFunc("GET /point", s.page(s.pointPage))
 	s.mux.HandleFunc("GET /claims", s.page(s.claimsPage))
+	s.mux.HandleFunc("GET /runs", s.page(s.runsPage))
+	s.mux.HandleFunc("GET /compare", s.page(s.comparePage))
 	s.mux.HandleFunc("POST /reexecute", s.page(s.reexecute))
 	s.mux.HandleFunc("GET /figure-file/{name}", s.figureFile)
 	s.mux.HandleFunc("GET /static/style.css", func(w http.ResponseWriter, r *http.Request) {
