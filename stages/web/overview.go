@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -22,6 +23,9 @@ type StageCounts struct {
 	Pending int    `json:"pending"` // never run, skipped or interrupted
 }
 
+// Percent is the share of the stage's tasks done.
+func (c StageCounts) Percent() string { return percent(float64(c.Done), float64(c.Tasks)) }
+
 // Running is a task in progress with how far it got.
 type Running struct {
 	Task      string  `json:"task"`
@@ -30,6 +34,17 @@ type Running struct {
 	Budget    float64 `json:"budget,omitempty"` // its budget parameter, when it has one
 	Since     int64   `json:"since"`            // unix nanoseconds of its start
 }
+
+// Percent is the share of its budget's samples consumed ("" without a
+// budget).
+func (r Running) Percent() string {
+	if r.Budget <= 0 {
+		return ""
+	}
+	return percent(float64(r.Samples), r.Budget)
+}
+
+func percent(a, b float64) string { return fmt.Sprintf("%.0f%%", 100*a/max(b, 1)) }
 
 // Failure is a failed task with its error.
 type Failure struct {

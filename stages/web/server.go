@@ -202,11 +202,9 @@ type layoutData struct {
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"dur":   func(d time.Duration) string { return d.Round(time.Second).String() },
-	"pct":   func(a, b int64) string { return fmt.Sprintf("%.0f%%", 100*float64(a)/float64(max(b, 1))) },
 	"path":  pathURL,
 	"float": formatFloat,
 	"short": func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) },
-	"int64": func(n int) int64 { return int64(n) },
 }).ParseFS(templates, "templates/*.html"))
 
 //go:embed templates/*.html

@@ -47,7 +47,9 @@ type taskView struct {
 	Downsampled      bool
 }
 
-type plannedInput struct{ Slot, Task string }
+// plannedInput is one input of the plan, with the output of it the
+// recorded run used ("" when not recorded).
+type plannedInput struct{ Slot, Task, Output string }
 
 type eventRow struct {
 	Seq                      uint64
@@ -66,11 +68,6 @@ func (s *Server) taskPage(r *http.Request) (*view, error) {
 	v := &taskView{Path: t.Path, Stage: t.Stage.Name, Kind: t.Kind.Name(), Coords: t.Coords, Params: t.Params.Resolved()}
 	if t.HasSeed {
 		v.Seed = fmt.Sprint(t.Seed)
-	}
-	for _, slot := range slices.Sorted(maps.Keys(t.Inputs)) {
-		for _, up := range t.Inputs[slot] {
-			v.Planned = append(v.Planned, plannedInput{slot, up.Path})
-		}
 	}
 	states, err := log.LastStates() // one read; fine at 20k tasks
 	if err != nil {
@@ -149,6 +146,15 @@ func (s *Server) taskPage(r *http.Request) (*view, error) {
 			row.Detail = "action " + ev.Action
 		}
 		v.Events = append(v.Events, row)
+	}
+	used := map[[2]string]string{} // the outputs the recorded run used
+	for _, in := range v.Inputs {
+		used[[2]string{in.Slot, in.Task}] = in.Output
+	}
+	for _, slot := range slices.Sorted(maps.Keys(t.Inputs)) {
+		for _, up := range t.Inputs[slot] {
+			v.Planned = append(v.Planned, plannedInput{slot, up.Path, used[[2]string{slot, up.Path}]})
+		}
 	}
 	v.Iterations = len(its)
 	v.Charts, v.Downsampled = curveCharts(its)

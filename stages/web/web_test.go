@@ -1,0 +1,111 @@
+package web
+
+import (
+	"html/template"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"zorepro/pipeline"
+	"zorepro/pipeline/events"
+	"zorepro/pipeline/provenance"
+	"zorepro/pipeline/stream"
+	"zorepro/pipeline/task"
+	"zorepro/stages/audit"
+	"zorepro/stages/interim"
+	"zorepro/stages/report"
+	"zorepro/stages/tune/chosenjson"
+)
+
+// Every page's template renders the values its page function gives it,
+// with every optional part present (a running task with a budget, a
+// failure, NaN bounds, a resumed attempt, a changed identity): a template
+// that does not fit its data fails here, not in front of a reader.
+func TestTemplatesRenderEveryPart(t *testing.T) {
+	nan := math.NaN()
+	seed := uint64(5488)
+	yes := true
+	ti := &audit.TaskInfo{Task: "train/x/seed=5488", Action: "xxh64-a", Output: "xxh64-b", Run: 2, Seed: &seed, Platform: []string{"go go1"}}
+	chosen, err := chosenjson.Parse([]byte(`{"params": {"alpha": 0.02}, "point": 1, "score": 2.5, "seeds": [283]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig := &figure{Name: "fig", Task: "plot/fig", Output: "xxh64-c", Run: 2, Files: []pipeline.OutputEntry{{Name: "fig.png"}}, Images: []string{"fig.png"}}
+	pt := &audit.Point{Panel: "10", Curve: "ars", X: 300000, Plotted: audit.Aggregate{Mean: 1, Lo: nan, Hi: math.Inf(1), N: 2}, Equal: false, Problems: []string{"seed 1 differs"},
+		Seeds: []audit.SeedTrace{{Seed: 5488, Y: 1.5, Evaluate: ti, Event: &task.Iter{Iteration: 3, Samples: 300}, Train: ti, TrainEvent: &task.Iter{Iteration: 3}, Snapshot: &yes,
+			Tune: &audit.TuneInfo{TaskInfo: ti, Chosen: chosen}, Data: ti}}}
+	cl := report.ClaimResult{ID: "c1", Figure: "fig", Verdict: "holds", Explanation: "why", Findings: []report.Finding{{Label: "ars", Value: 1, Lo: nan, Hi: 2, AtLeast: true}}}
+	views := map[string]any{
+		"overview.html": &Overview{Tasks: 3, Done: 1, InProgress: true, Elapsed: time.Minute, Remaining: time.Hour, Predicted: time.Now(), RunPredicted: 2 * time.Hour,
+			Stages:   []StageCounts{{Stage: "train/x", Tasks: 3, Done: 1, Running: 1, Failed: 1}},
+			Running:  []Running{{Task: "train/x/seed=1", Iteration: 10, Samples: 1000, Budget: 1e5}, {Task: "train/x/seed=2"}},
+			Failures: []Failure{{Task: "train/x/seed=3", Run: 2, Error: "boom"}}},
+		"task.html": &taskView{Path: "train/x/seed=1", Stage: "train/x", Kind: "train", Seed: "1", Params: []string{"alpha 0.1"},
+			State: &events.StateRecord{State: "done", Run: 2, Output: "xxh64-b", Action: "xxh64-a", Error: "e"}, Running: true,
+			Transcript: []string{"kind train"}, Changed: []string{"param alpha 0.1"}, Dropped: []string{"param alpha 0.2"}, PreviousRun: 1,
+			Planned: []plannedInput{{"data", "generate/x", "xxh64-d"}}, Outputs: []pipeline.OutputEntry{{Name: "trajectory", Size: 10}},
+			Segments: []provenance.Segment{{Run: 1}, {Run: 2, Resumed: true, ResumedAt: 40}}, Streams: &provenance.Streams{Derivation: "pcg", Families: []stream.Family{{Name: "batch", Arity: 1}}},
+			Events: []eventRow{{Seq: 1, Type: "state", State: "done", Detail: "output x"}}, EventsCut: 3,
+			Charts: []template.HTML{chart{Title: "loss", Series: []series{{Name: "loss", Points: []point{{X: 1, Y: 2}, {X: 2, Y: 1}}}}}.svg()}, Iterations: 2, Downsampled: true},
+		"figures.html": []figure{*fig},
+		"figure.html":  &figureView{figure: fig, Points: 1, Panels: []panelView{{Key: "10", Chart: chart{Series: []series{{Name: "a", Band: true, Points: []point{{X: 1, Y: 1, Lo: 0, Hi: 2, Href: "/point?x=1"}}}}}.svg()}}},
+		"point.html":   pointView{Figure: fig, Report: &audit.Report{Plot: ti, Points: []audit.Point{*pt}}, Point: pt, X: "samples", Y: "loss", Reexecute: true, Query: map[string][]string{"figure": {"fig"}, "x": {"1"}}},
+		"claims.html": &claimsView{Doc: &interim.Doc{Figures: []interim.Figure{{Task: "plot/fig", Plotted: interim.PlottedRecorded}, {Task: "plot/g", Pending: "1 of 2"}}},
+			Claims: []claimRow{{ClaimResult: cl, Findings: []findingRow{{Finding: cl.Findings[0], Points: []pointLink{{"ars", "/point?x=1"}}}}}}, Pending: []pendingRow{{"c2", "plot/g: 1 of 2"}}},
+		"reexec.html":  &reexecView{Figure: "fig", Query: "x=1", Point: pt, Tasks: []provenance.Verified{{Task: "train/x", Verdict: "differs", Differ: []string{"a"}}}, First: &provenance.Verified{Task: "train/x", Verdict: "differs"}, Err: "e"},
+		"runs.html":    []runRow{{Run: 1, Profile: "smoke", State: "finished", Done: 3}},
+		"compare.html": &compareView{A: 1, B: 2, Reran: []rerun{{Task: "plot/fig", Why: []string{"+ param x"}}}, ReranCut: 1, New: 1, Figures: []figureChange{{Task: "plot/fig", Files: []string{"fig.svg"}}}, Verdicts: []verdictChange{{"c1", "holds", ""}}},
+	}
+	for _, tm := range pages.Templates() {
+		name := tm.Name()
+		if !strings.HasSuffix(name, ".html") || name == "layout.html" {
+			continue
+		}
+		data, ok := views[name]
+		if !ok {
+			t.Errorf("template %s has no test data", name)
+			continue
+		}
+		var b strings.Builder
+		if err := pages.ExecuteTemplate(&b, name, layoutData{Title: "t", Profile: "p", Refresh: true, Data: data}); err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if !strings.Contains(b.String(), "</html>") {
+			t.Errorf("%s: no complete page", name)
+		}
+	}
+}
+
+// ticks are round values inside the range; a log axis gets decades, and
+// a range around zero gets 0, never -0.
+func TestTicks(t *testing.T) {
+	var got []string
+	for _, tk := range ticks(-0.3, 1.1, false) {
+		got = append(got, tk.label)
+	}
+	if strings.Join(got, " ") != "0 0.5 1" {
+		t.Errorf("linear ticks %v", got)
+	}
+	got = nil
+	for _, tk := range ticks(0.5, 4.2, true) {
+		got = append(got, tk.label)
+	}
+	if strings.Join(got, " ") != "1e1 1e2 1e3 1e4" {
+		t.Errorf("log ticks %v", got)
+	}
+}
+
+// downsample keeps the first and last points and at most max.
+func TestDownsample(t *testing.T) {
+	xs := make([]int, 250_001)
+	for i := range xs {
+		xs[i] = i
+	}
+	d, cut := downsample(xs, maxCurvePoints)
+	if !cut || len(d) != maxCurvePoints || d[0] != 0 || d[len(d)-1] != 250_000 {
+		t.Errorf("%d points, cut %v, ends %d %d", len(d), cut, d[0], d[len(d)-1])
+	}
+	if d, cut := downsample(xs[:10], maxCurvePoints); cut || len(d) != 10 {
+		t.Errorf("a short series was cut")
+	}
+}
