@@ -410,6 +410,18 @@ func TestRoundTripEveryType(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("RunEvents:\n got %s\nwant %s", js(got), js(want))
 	}
+	// RunEventsAfter reads on from a seq: from 0 all, from the third
+	// event's seq the rest, from the last nothing.
+	for _, after := range []int{-1, 2, len(want) - 1} {
+		from := uint64(0)
+		if after >= 0 {
+			from = want[after].Seq
+		}
+		got, err := l.RunEventsAfter(run, from)
+		if rest := want[after+1:]; err != nil || len(got) != len(rest) || len(rest) > 0 && !reflect.DeepEqual(got, rest) {
+			t.Errorf("RunEventsAfter(%d): %d events, want %d (%v)", from, len(got), len(rest), err)
+		}
+	}
 	var wantTask []Event
 	for _, ev := range want {
 		if ev.Task == "train/mnist" {

@@ -37,6 +37,19 @@ func (l *Log) RunEvents(run uint64) ([]Event, error) {
 	return evs, err
 }
 
+// RunEventsAfter returns the non-iter events of run whose seq is above
+// after, in seq order: what a reader that has seen run's events up to
+// after still has to read.
+func (l *Log) RunEventsAfter(run, after uint64) ([]Event, error) {
+	var evs []Event
+	err := l.view(func(tx *bolt.Tx) error {
+		var err error
+		evs, err = indexedEventsFrom(tx, bucketRunEvents, u64(run), after+1)
+		return err
+	})
+	return evs, err
+}
+
 // RunStart returns the event that started run (its Data is what the run
 // recorded about itself: arguments, profile, dag file); ok is false for a
 // run the log does not hold.
@@ -58,10 +71,16 @@ func (l *Log) RunStart(run uint64) (ev Event, ok bool, err error) {
 // indexedEvents reads the events whose seqs follow prefix in an index
 // bucket (taskevents or runevents), at most limit of them (0: all).
 func indexedEvents(tx *bolt.Tx, index, prefix []byte, limit ...int) ([]Event, error) {
+	return indexedEventsFrom(tx, index, prefix, 0, limit...)
+}
+
+// indexedEventsFrom is indexedEvents from the seq from on.
+func indexedEventsFrom(tx *bolt.Tx, index, prefix []byte, from uint64, limit ...int) ([]Event, error) {
 	logb := tx.Bucket(bucketLog)
 	var evs []Event
 	c := tx.Bucket(index).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+	start := binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), from)
+	for k, _ := c.Seek(start); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 		if len(k) != len(prefix)+8 {
 			return nil, fmt.Errorf("%w: %s key of %d bytes", ErrCorruptLog, index, len(k))
 		}

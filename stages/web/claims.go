@@ -18,8 +18,9 @@ import (
 // ReportTask is the plan task whose claims the claims page computes.
 const ReportTask = "report"
 
-// claimsEvery is how long a computed claims page is reused: it reads
-// every recorded figure and may plot some from their inputs.
+// claimsEvery is how old a claims page may get before it is computed
+// again: it reads every recorded figure and may plot some from their
+// inputs.
 const claimsEvery = 20 * time.Second
 
 type claimsView struct {
@@ -66,14 +67,33 @@ func (s *Server) claimsPage(r *http.Request) (*view, error) {
 	return &view{tmpl: "claims.html", title: "Claims and verdicts", data: v}, nil
 }
 
-// interim returns the interim report, computed at most every claimsEvery.
+// interim returns the latest interim report: computed now if there is
+// none yet, else the one kept, recomputed in the background when it is
+// older than claimsEvery (a page never waits for a recomputation; its
+// time says how old it is).
 func (s *Server) interim(ctx context.Context) (*interim.Doc, time.Time, error) {
 	s.claimsMu.Lock()
-	defer s.claimsMu.Unlock()
-	if s.claims != nil && time.Since(s.claimsAt) < claimsEvery {
-		return s.claims, s.claimsAt, nil
+	doc, at := s.claims, s.claimsAt
+	stale := doc != nil && time.Since(at) > claimsEvery && !s.claimsBusy
+	if stale {
+		s.claimsBusy = true
 	}
+	s.claimsMu.Unlock()
+	if stale {
+		go s.computeClaims(context.Background())
+	}
+	if doc != nil {
+		return doc, at, nil
+	}
+	return s.computeClaims(ctx)
+}
+
+// computeClaims computes the interim report and keeps it.
+func (s *Server) computeClaims(ctx context.Context) (*interim.Doc, time.Time, error) {
 	doc, err := interim.Compute(ctx, s.eng, ReportTask, s.opt.Profile)
+	s.claimsMu.Lock()
+	defer s.claimsMu.Unlock()
+	s.claimsBusy = false
 	if err != nil {
 		return nil, time.Time{}, err
 	}

@@ -50,47 +50,67 @@ func (s *Server) runsPage(r *http.Request) (*view, error) {
 	return &view{tmpl: "runs.html", title: "Runs", data: runs}, nil
 }
 
+// runRows returns every run's row. Rows are kept between requests, each
+// with the last seq it has counted, so that a request reads only the
+// events recorded since the previous one (a run of the paper profile has
+// tens of thousands).
 func (s *Server) runRows() ([]runRow, error) {
 	log := s.eng.Events
 	runs, err := log.Runs()
 	if err != nil {
 		return nil, err
 	}
+	s.runsMu.Lock()
+	defer s.runsMu.Unlock()
+	if s.runs == nil {
+		s.runs = map[uint64]*runCount{}
+	}
 	var out []runRow
 	for _, ev := range runs {
-		row := runRow{Run: ev.Run, State: ev.State}
-		if start, ok, err := log.RunStart(ev.Run); err == nil && ok {
-			var d struct {
-				Profile string   `json:"profile"`
-				Args    []string `json:"args"`
+		rc := s.runs[ev.Run]
+		if rc == nil {
+			rc = &runCount{row: runRow{Run: ev.Run}}
+			if start, ok, err := log.RunStart(ev.Run); err == nil && ok {
+				var d struct {
+					Profile string   `json:"profile"`
+					Args    []string `json:"args"`
+				}
+				json.Unmarshal(start.Data, &d)
+				rc.row.Profile, rc.row.Args = d.Profile, fmt.Sprint(d.Args)
+				if start.Time > 0 {
+					rc.row.Start = time.Unix(0, start.Time).UTC().Format("2006-01-02 15:04")
+				}
 			}
-			json.Unmarshal(start.Data, &d)
-			row.Profile = d.Profile
-			row.Args = fmt.Sprint(d.Args)
-			if start.Time > 0 {
-				row.Start = time.Unix(0, start.Time).UTC().Format("2006-01-02 15:04")
-			}
+			s.runs[ev.Run] = rc
 		}
-		evs, err := log.RunEvents(ev.Run)
+		rc.row.State = ev.State
+		evs, err := log.RunEventsAfter(ev.Run, rc.seen)
 		if err != nil {
 			return nil, err
 		}
 		for _, e := range evs {
+			rc.seen = e.Seq
 			if e.Type != events.TypeState {
 				continue
 			}
 			switch e.State {
 			case events.StateDone:
-				row.Done++
+				rc.row.Done++
 			case events.StateCached:
-				row.Cached++
+				rc.row.Cached++
 			case events.StateFailed:
-				row.Failed++
+				rc.row.Failed++
 			}
 		}
-		out = append(out, row)
+		out = append(out, rc.row)
 	}
 	return out, nil
+}
+
+// runCount is one run's row as counted up to the event seen.
+type runCount struct {
+	row  runRow
+	seen uint64
 }
 
 type compareView struct {

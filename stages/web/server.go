@@ -53,9 +53,13 @@ type Server struct {
 
 	reexecMu sync.Mutex // one re-execution at a time
 
-	claimsMu sync.Mutex
-	claims   *interim.Doc // the latest claims page's report
-	claimsAt time.Time
+	runsMu sync.Mutex
+	runs   map[uint64]*runCount // the runs page's rows, counted so far
+
+	claimsMu   sync.Mutex
+	claims     *interim.Doc // the latest claims page's report
+	claimsAt   time.Time
+	claimsBusy bool // a recomputation is under way
 }
 
 //go:embed assets/style.css
@@ -87,6 +91,9 @@ func New(eng *pipeline.Engine, opt Options) *Server {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		w.Write(b)
 	})
+	// Count the runs' events now: the first request for the runs page
+	// would otherwise read all of them.
+	go s.runRows()
 	return s
 }
 
