@@ -161,7 +161,7 @@ func TestServeClickPointToItsSamples(t *testing.T) {
 }
 
 // A run with --serve serves the overview from its own process while it
-// runs: a browser loading it again and again (as its 2-second meta
+// runs: a browser loading it again and again (as its one-second meta
 // refresh does) sees the count of done tasks grow.
 func TestServeLiveRunOverview(t *testing.T) {
 	bin, root := binary(t), repoRoot(t)
@@ -200,8 +200,8 @@ func TestServeLiveRunOverview(t *testing.T) {
 			if len(seen) == 0 || seen[len(seen)-1] != n {
 				seen = append(seen, n)
 			}
-			if n < total && refresh != "2" {
-				t.Errorf("the overview of a run in progress (%d of %d done) does not reload itself every 2 s: refresh %q", n, total, refresh)
+			if n < total && refresh != "1" {
+				t.Errorf("the overview of a run in progress (%d of %d done) does not reload itself every second: refresh %q", n, total, refresh)
 			}
 		}
 	}

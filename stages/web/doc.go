@@ -10,7 +10,9 @@
 //	                    and failed tasks, elapsed time and the dry run's
 //	                    predicted remaining wall time, the running tasks with
 //	                    their progress, every failure with its error; it
-//	                    reloads itself every 2 s while a run is in progress
+//	                    reloads itself every second while a run is in
+//	                    progress (one computation serves every client for
+//	                    0.5 s, so an event shows within 1.5 s)
 //	/task/PATH          one task: parameters, identity transcript, inputs and
 //	                    outputs with content IDs, attempts and resumes, RNG
 //	                    streams, and its iteration events drawn as a learning

@@ -53,6 +53,10 @@ type Server struct {
 
 	reexecMu sync.Mutex // one re-execution at a time
 
+	ovMu sync.Mutex
+	ov   *Overview // the overview computed at ovAt
+	ovAt time.Time
+
 	runsMu sync.Mutex
 	runs   map[uint64]*runCount // the runs page's rows, counted so far
 
@@ -163,7 +167,7 @@ type view struct {
 	tmpl    string
 	title   string
 	data    any
-	refresh bool // reload every 2 s (a run is in progress)
+	refresh bool // reload every second (a run is in progress)
 }
 
 // page wraps a page function: it renders the view into the layout, or
