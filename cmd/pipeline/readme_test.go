@@ -57,7 +57,8 @@ func TestREADMEProfileTable(t *testing.T) {
 // `bin/pipeline ...` lines of its code blocks and its inline code spans,
 // without their comments, leaving out synopses (placeholders in capitals,
 // [optional] parts, "|" alternatives, "...") and the cluster's (make
-// test-slurm runs those on a real cluster).
+// test-slurm runs those on a real cluster), and those that serve the
+// browser view (they serve until stopped; serve_test.go drives them).
 func readmeExamples(text string) []string {
 	var out []string
 	add := func(cmd string) {
@@ -66,7 +67,8 @@ func readmeExamples(text string) []string {
 			cmd = strings.TrimSpace(cmd[:i])
 		}
 		if strings.ContainsAny(cmd, "[]|\\<") || strings.Contains(cmd, "...") || strings.Contains(cmd, "…") ||
-			regexp.MustCompile(`\b[A-Z]{2,}\b`).MatchString(cmd) || strings.Contains(cmd, "--executor slurm") || strings.Contains(cmd, " worker ") {
+			regexp.MustCompile(`\b[A-Z]{2,}\b`).MatchString(cmd) || strings.Contains(cmd, "--executor slurm") || strings.Contains(cmd, " worker ") ||
+			strings.HasPrefix(cmd, "bin/pipeline serve") || strings.Contains(cmd, " --serve") {
 			return
 		}
 		out = append(out, cmd)

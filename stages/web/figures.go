@@ -258,7 +258,8 @@ func (s *Server) pointPage(r *http.Request) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &view{tmpl: "point.html", title: "A point of " + f.Name, data: pointView{Figure: f, Report: rep, Point: &rep.Points[0], X: rep.X, Y: rep.Y,
+	axes, _ := s.axes(f) // the figure's own axis labels (in final mode x is a coordinate, not rep.X)
+	return &view{tmpl: "point.html", title: "A point of " + f.Name, data: pointView{Figure: f, Report: rep, Point: &rep.Points[0], X: axes.XLabel, Y: rep.Y,
 		Reexecute: s.opt.AllowReexecute, Query: url.Values{"figure": {f.Name}, "panel": {r.URL.Query().Get("panel")}, "curve": {r.URL.Query().Get("curve")}, "x": {r.URL.Query().Get("x")}}}}, nil
 }
 

@@ -216,6 +216,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"path":  pathURL,
 	"float": formatFloat,
 	"short": func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) },
+	"count": func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) },
 }).ParseFS(templates, "templates/*.html"))
 
 //go:embed templates/*.html
