@@ -372,3 +372,44 @@ func TestServeComparesTwoRuns(t *testing.T) {
 		t.Error("a caption change changed verdicts")
 	}
 }
+
+// The claims page on a store that holds one figure's inputs and nothing
+// else: that figure is plotted from them and drawn, its claims are
+// decided, each finding linked to its points, and the others wait, each
+// saying for what.
+func TestServeClaimsAsFiguresFillIn(t *testing.T) {
+	bin, root := binary(t), repoRoot(t)
+	dir := t.TempDir()
+	if out, code := cli(t, bin, root, append(append([]string{"run"}, smokeFlags(root, dir)...), "evaluate/olr")...); code != 0 {
+		t.Fatalf("run evaluate/olr: exit %d\n%s", code, out)
+	}
+	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0"}, withoutFigures(smokeFlags(root, dir))...)...)
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, page := get("/claims")
+	if code != 200 {
+		t.Fatalf("/claims: %d\n%s", code, page)
+	}
+	page = html.UnescapeString(page)
+	if !strings.Contains(page, `src="/interim-file/olr-regret.png"`) || !strings.Contains(page, "plotted here from its recorded inputs") {
+		t.Error("the claims page does not draw olr-regret, plotted from its recorded inputs")
+	}
+	if code, png := get("/interim-file/olr-regret.png"); code != 200 || !strings.HasPrefix(png, "\x89PNG") {
+		t.Errorf("the interim olr-regret.png: %d", code)
+	}
+	if !strings.Contains(page, `data-claim="olr-alg1-bound"`) || strings.Contains(page, `data-claim="fig1-order"`) {
+		t.Error("the olr claims are not decided, or a claim without its figure is")
+	}
+	pending := regexp.MustCompile(`(?s)<table id="pending">(.*?)</table>`).FindStringSubmatch(page)
+	if pending == nil || !strings.Contains(pending[1], "fig1-order") || !strings.Contains(pending[1], "plot/fig1-mnist: 0 of its") {
+		t.Errorf("the waiting claims: %v", pending)
+	}
+}

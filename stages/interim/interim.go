@@ -30,6 +30,9 @@ type Figure struct {
 	Plotted Plotted `json:"plotted"`
 	Pending string  `json:"pending,omitempty"`
 	tables  map[string]report.Table
+	// Images are the PNG files of a figure plotted here (by name): the
+	// scratch store they were plotted into is gone once Compute returns.
+	Images map[string][]byte `json:"-"`
 }
 
 // Doc is an interim report (what report --interim --json prints).
@@ -181,6 +184,14 @@ func (m *maker) figure(ctx context.Context, ft *dag.Task) (*Figure, error) {
 		return nil, err
 	}
 	f.Plotted = PlottedHere
+	f.Images = map[string][]byte{}
+	for _, e := range es {
+		if strings.HasSuffix(e.Name, ".png") {
+			if f.Images[e.Name], err = m.sc.Store.Get(e.ID); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return f, m.readTables(f, es, m.sc.Store.Get)
 }
 

@@ -3,6 +3,7 @@ package web
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -105,6 +106,26 @@ var (
 	xNumber  = regexp.MustCompile(`x = ([-+0-9.e]+)`)
 	xByCurve = regexp.MustCompile(`([A-Za-z0-9_-]+): ([-+0-9.e]+)`)
 )
+
+// interimImage serves a PNG of a figure the claims page plotted from its
+// recorded inputs (one its plot task has not recorded yet), from the
+// latest claims computation.
+func (s *Server) interimImage(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	s.claimsMu.Lock()
+	doc := s.claims
+	s.claimsMu.Unlock()
+	if doc != nil {
+		for _, f := range doc.Figures {
+			if b, ok := f.Images[name]; ok {
+				w.Header().Set("Content-Type", "image/png")
+				w.Write(b)
+				return
+			}
+		}
+	}
+	s.fail(w, r, fmt.Errorf("%w: no figure plotted from recorded inputs has a file %q (open the claims page first)", ErrNotFound, name))
+}
 
 // pointLinks are the audit trails of the plotted points a finding is
 // computed from: each of the claim's curves at the finding's panel and x,

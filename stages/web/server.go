@@ -90,6 +90,7 @@ func New(eng *pipeline.Engine, opt Options) *Server {
 	s.mux.HandleFunc("GET /compare", s.page(s.comparePage))
 	s.mux.HandleFunc("POST /reexecute", s.page(s.reexecute))
 	s.mux.HandleFunc("GET /figure-file/{name}", s.figureFile)
+	s.mux.HandleFunc("GET /interim-file/{name}", s.interimImage)
 	s.mux.HandleFunc("GET /static/style.css", func(w http.ResponseWriter, r *http.Request) {
 		b, _ := assets.ReadFile("assets/style.css")
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
