@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -239,23 +240,26 @@ func (s *Server) figureChange(task, a, b string) figureChange {
 		}
 		return m
 	}
-	ma, mb := ids(a), ids(b)
-	var names []string
-	for n := range ma {
-		names = append(names, n)
-	}
-	for n := range mb {
-		if _, ok := ma[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		if ma[n] != mb[n] {
-			fc.Files = append(fc.Files, n)
-		}
-	}
+	fc.Files = changedKeys(ids(a), ids(b))
 	return fc
+}
+
+// changedKeys returns, sorted, the keys whose values differ between a and
+// b (a key missing from one has the value "" there).
+func changedKeys(a, b map[string]string) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		if a[k] != b[k] {
+			out = append(out, k)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(b)) {
+		if _, ok := a[k]; !ok && b[k] != "" {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // verdictChanges compares two report outputs' claims.json.
@@ -277,21 +281,9 @@ func (s *Server) verdictChanges(rec *provenance.Record, a, b string) []verdictCh
 		return m
 	}
 	va, vb := read(a), read(b)
-	var ids []string
-	for id := range vb {
-		ids = append(ids, id)
-	}
-	for id := range va {
-		if _, ok := vb[id]; !ok {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
 	var out []verdictChange
-	for _, id := range ids {
-		if va[id] != vb[id] {
-			out = append(out, verdictChange{id, va[id], vb[id]})
-		}
+	for _, id := range changedKeys(va, vb) {
+		out = append(out, verdictChange{id, va[id], vb[id]})
 	}
 	return out
 }

@@ -109,3 +109,12 @@ func TestDownsample(t *testing.T) {
 		t.Errorf("a short series was cut")
 	}
 }
+
+// changedKeys names the keys whose values differ, a key missing on one
+// side included, sorted.
+func TestChangedKeys(t *testing.T) {
+	got := changedKeys(map[string]string{"a": "1", "b": "2", "c": "3"}, map[string]string{"b": "2", "c": "4", "d": "5"})
+	if strings.Join(got, ",") != "a,c,d" {
+		t.Errorf("changed %v", got)
+	}
+}
