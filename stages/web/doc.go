@@ -23,10 +23,21 @@
 //	/point?figure=&panel=&curve=&x=
 //	                    the audit trail of one point (stages/audit: the
 //	                    numbers `pipeline audit --x ... --json` gives)
+//	/claims             the report's claims from what the store records now
+//	                    (stages/interim): decided ones with each finding
+//	                    linked to its points, waiting ones with what for,
+//	                    figures plotted from recorded inputs drawn
+//	                    (/interim-file/NAME)
+//	/runs, /compare?a=&b=
+//	                    every run; two runs side by side: what reran and
+//	                    why, which figures and verdicts changed
+//	POST /reexecute     (Options.AllowReexecute only) re-executes a point's
+//	                    tasks into a scratch directory, as verify does
 //	/figure-file/NAME   a file of a recorded figure output (PNG, SVG, CSV)
 //	/overview.json      the overview's numbers
 //
-// Safety: the handler is read-only and serves only what the event log
+// Safety: the handler is read-only (but for the re-execute button, which
+// must come from this server's own pages) and serves only what the event log
 // records and the files of recorded figure outputs, by name, never a path
 // of the file system. With a token every request must carry it (the query
 // parameter "token" once, which sets a cookie, or an Authorization bearer
