@@ -137,3 +137,39 @@ func FuzzDecodeBlock(f *testing.F) {
 		}
 	})
 }
+
+// LastIteration reads the last block of one task's run only: not a later
+// run's, not the next task's, and nothing for a run or task without
+// iterations; it equals the last of Iterations.
+func TestLastIteration(t *testing.T) {
+	l := openTest(t)
+	w := l.NewWriter(WriterOptions{})
+	block := func(first int64, n int) []task.Iter {
+		var its []task.Iter
+		for i := 0; i < n; i++ {
+			its = append(its, task.Iter{Iteration: first + int64(i), Samples: 10 * (first + int64(i))})
+		}
+		return its
+	}
+	w.Append(Event{Type: TypeIter, Run: 1, Task: "a", Iters: block(0, 5)})
+	w.Append(Event{Type: TypeIter, Run: 1, Task: "a", Iters: block(5, 3)})
+	w.Append(Event{Type: TypeIter, Run: 2, Task: "a", Iters: block(4, 2)})
+	w.Append(Event{Type: TypeIter, Run: 1, Task: "b", Iters: block(100, 1)})
+	w.Append(Event{Type: TypeIter, Run: 3, Task: "c", Iters: block(0, 1)})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		task string
+		run  uint64
+		want int64 // -1: none
+	}{{"a", 1, 7}, {"a", 2, 5}, {"a", 3, -1}, {"b", 1, 100}, {"b", 2, -1}, {"c", 3, 0}, {"c", 1, -1}, {"unknown", 1, -1}} {
+		it, ok, err := l.LastIteration(c.task, c.run)
+		if err != nil || ok != (c.want >= 0) || ok && (it.Iteration != c.want || it.Samples != 10*c.want) {
+			t.Errorf("LastIteration(%s, %d) = %+v, %v, %v; want iteration %d", c.task, c.run, it, ok, err, c.want)
+		}
+		if all, _ := l.Iterations(c.task, c.run); ok && all[len(all)-1].Iteration != it.Iteration {
+			t.Errorf("LastIteration(%s, %d) is not the last of Iterations", c.task, c.run)
+		}
+	}
+}

@@ -145,6 +145,43 @@ func (l *Log) Iterations(path string, run uint64) ([]task.Iter, error) {
 	return its, err
 }
 
+// LastIteration returns the latest iteration of task in run (ok false
+// when it has none), reading only the last block: what a progress display
+// asks for many times a second, without decoding a long run's thousands.
+func (l *Log) LastIteration(path string, run uint64) (it task.Iter, ok bool, err error) {
+	err = l.view(func(tx *bolt.Tx) error {
+		tid, known, err := lookupTask(tx, path)
+		if err != nil || !known {
+			return err
+		}
+		prefix := binary.BigEndian.AppendUint64(u32(tid), run)
+		end := binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), math.MaxUint64)
+		c := tx.Bucket(bucketIter).Cursor()
+		k, v := c.Seek(end)
+		switch {
+		case k == nil:
+			k, v = c.Last()
+		case !bytes.Equal(k, end):
+			k, v = c.Prev()
+		}
+		if k == nil || !bytes.HasPrefix(k, prefix) {
+			return nil
+		}
+		if len(k) != 20 {
+			return fmt.Errorf("%w: iter key of %d bytes", ErrCorruptLog, len(k))
+		}
+		block, err := decodeBlock(int64(binary.BigEndian.Uint64(k[12:])), v)
+		if err != nil {
+			return fmt.Errorf("path %q run %d: %w", path, run, err)
+		}
+		if len(block) > 0 {
+			it, ok = block[len(block)-1], true
+		}
+		return nil
+	})
+	return it, ok, err
+}
+
 // IterRuns returns, in ascending order, the runs with iterations of task.
 func (l *Log) IterRuns(task string) ([]uint64, error) {
 	var runs []uint64

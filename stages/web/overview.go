@@ -156,8 +156,7 @@ func (s *Server) computeOverview() (*Overview, error) {
 // running reads how far a running task got: its latest iteration event.
 func (s *Server) running(t *dag.Task, st events.StateRecord) Running {
 	r := Running{Task: t.Path, Since: st.Time}
-	if its, err := s.eng.Events.Iterations(t.Path, st.Run); err == nil && len(its) > 0 {
-		last := its[len(its)-1]
+	if last, ok, err := s.eng.Events.LastIteration(t.Path, st.Run); err == nil && ok {
 		r.Iteration, r.Samples = last.Iteration, last.Samples
 	}
 	if v, ok := t.Params.Peek("budget"); ok {
