@@ -82,19 +82,25 @@ const maxListed = 200
 // second, not twenty.
 const overviewEvery = 500 * time.Millisecond
 
-// overviewData returns the overview, computed at most every overviewEvery.
-func (s *Server) overviewData() (*Overview, error) {
+// overviewData returns the overview and its page, computed and rendered
+// at most every overviewEvery: every client of that half second gets the
+// same bytes.
+func (s *Server) overviewData() (*Overview, []byte, error) {
 	s.ovMu.Lock()
 	defer s.ovMu.Unlock()
 	if s.ov != nil && time.Since(s.ovAt) < overviewEvery {
-		return s.ov, nil
+		return s.ov, s.ovPage, nil
 	}
 	ov, err := s.computeOverview()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	s.ov, s.ovAt = ov, time.Now()
-	return ov, nil
+	page, err := s.render(&view{tmpl: "overview.html", title: "Run overview", data: ov, refresh: ov.InProgress})
+	if err != nil {
+		return nil, nil, err
+	}
+	s.ov, s.ovPage, s.ovAt = ov, page, time.Now()
+	return ov, page, nil
 }
 
 func (s *Server) computeOverview() (*Overview, error) {
@@ -172,16 +178,18 @@ func (s *Server) running(t *dag.Task, st events.StateRecord) Running {
 	return r
 }
 
-func (s *Server) overview(r *http.Request) (*view, error) {
-	ov, err := s.overviewData()
+func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
+	_, page, err := s.overviewData()
 	if err != nil {
-		return nil, err
+		s.fail(w, r, err)
+		return
 	}
-	return &view{tmpl: "overview.html", title: "Run overview", data: ov, refresh: ov.InProgress}, nil
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(page)
 }
 
 func (s *Server) overviewJSON(w http.ResponseWriter, r *http.Request) {
-	ov, err := s.overviewData()
+	ov, _, err := s.overviewData()
 	if err != nil {
 		s.fail(w, r, err)
 		return

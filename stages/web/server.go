@@ -1,10 +1,10 @@
 package web
 
 import (
+	"bytes"
 	"crypto/subtle"
 	"embed"
 	"errors"
-	"fmt"
 	"html/template"
 	"log"
 	"net/http"
@@ -53,9 +53,10 @@ type Server struct {
 
 	reexecMu sync.Mutex // one re-execution at a time
 
-	ovMu sync.Mutex
-	ov   *Overview // the overview computed at ovAt
-	ovAt time.Time
+	ovMu   sync.Mutex
+	ov     *Overview // the overview computed at ovAt
+	ovPage []byte    // and its page
+	ovAt   time.Time
 
 	runsMu sync.Mutex
 	runs   map[uint64]*runCount // the runs page's rows, counted so far
@@ -79,7 +80,7 @@ const tokenCookie = "pipeline_token"
 // New returns the Server of eng's store and plan.
 func New(eng *pipeline.Engine, opt Options) *Server {
 	s := &Server{eng: eng, opt: opt, mux: http.NewServeMux()}
-	s.mux.HandleFunc("GET /{$}", s.page(s.overview))
+	s.mux.HandleFunc("GET /{$}", s.overview)
 	s.mux.HandleFunc("GET /overview.json", s.overviewJSON)
 	s.mux.HandleFunc("GET /task/{path...}", s.page(s.taskPage))
 	s.mux.HandleFunc("GET /figures", s.page(s.figuresPage))
@@ -180,14 +181,21 @@ func (s *Server) page(fn func(r *http.Request) (*view, error)) http.HandlerFunc 
 			s.fail(w, r, err)
 			return
 		}
-		var b strings.Builder
-		if err := pages.ExecuteTemplate(&b, v.tmpl, layoutData{Title: v.title, Profile: s.opt.Profile, Refresh: v.refresh, Data: v.data}); err != nil {
+		page, err := s.render(v)
+		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, b.String())
+		w.Write(page)
 	}
+}
+
+// render renders a view into the layout.
+func (s *Server) render(v *view) ([]byte, error) {
+	var b bytes.Buffer
+	err := pages.ExecuteTemplate(&b, v.tmpl, layoutData{Title: v.title, Profile: s.opt.Profile, Refresh: v.refresh, Data: v.data})
+	return b.Bytes(), err
 }
 
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
