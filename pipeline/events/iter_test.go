@@ -173,3 +173,30 @@ func TestLastIteration(t *testing.T) {
 		}
 	}
 }
+
+// LastState is LastStates' record of one task; a task never logged has
+// none.
+func TestLastState(t *testing.T) {
+	l := openTest(t)
+	run := beginRun(t, l, nil, 1)
+	w := l.NewWriter(WriterOptions{})
+	w.Append(Event{Type: TypeState, Run: run, Task: "a", State: StateStarted})
+	w.Append(Event{Type: TypeState, Run: run, Task: "a", State: StateDone, Action: "xxh64-1", Output: "xxh64-2"})
+	w.Append(Event{Type: TypeState, Run: run, Task: "b", State: StateFailed, Error: "boom"})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	all, err := l.LastStates()
+	if err != nil || len(all) != 2 {
+		t.Fatalf("LastStates %+v, %v", all, err)
+	}
+	for _, want := range all {
+		got, ok, err := l.LastState(want.Task)
+		if err != nil || !ok || got != want {
+			t.Errorf("LastState(%s) = %+v, %v, %v; LastStates has %+v", want.Task, got, ok, err, want)
+		}
+	}
+	if _, ok, err := l.LastState("c"); ok || err != nil {
+		t.Errorf("a task never logged: %v, %v", ok, err)
+	}
+}

@@ -247,6 +247,14 @@ func (l *Log) getJSON(bucket []byte, key string, v any) (ok bool, err error) {
 	return ok, err
 }
 
+// LastState returns one task's last state (ok false for a task never
+// logged): one read of the "laststate" index, not all of it.
+func (l *Log) LastState(task string) (rec StateRecord, ok bool, err error) {
+	ok, err = l.getJSON(bucketLastState, task, &rec)
+	rec.Task = task
+	return rec, ok, err
+}
+
 // LastStates returns every task's last state, sorted by task path.
 func (l *Log) LastStates() ([]StateRecord, error) {
 	var recs []StateRecord

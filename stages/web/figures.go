@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"zorepro/pipeline"
-	"zorepro/pipeline/events"
 	"zorepro/pipeline/provenance"
 	"zorepro/pipeline/store"
 	"zorepro/pipeline/task"
@@ -32,20 +31,15 @@ type figure struct {
 // figures lists the plan's plot tasks whose latest state recorded an
 // output, in plan order.
 func (s *Server) figures() ([]figure, error) {
-	states, err := s.eng.Events.LastStates()
-	if err != nil {
-		return nil, err
-	}
-	last := make(map[string]events.StateRecord, len(states))
-	for _, st := range states {
-		last[st.Task] = st
-	}
 	var out []figure
 	for _, t := range s.eng.Plan.Tasks {
 		if fx, ok := t.Runner.(pipeline.FigureExporter); !ok || !fx.ExportFigures() || t.Kind.Name() != "plot" {
 			continue
 		}
-		st, ok := last[t.Path]
+		st, ok, err := s.eng.Events.LastState(t.Path)
+		if err != nil {
+			return nil, err
+		}
 		if !ok || st.Output == "" {
 			continue
 		}

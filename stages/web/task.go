@@ -31,20 +31,20 @@ type taskView struct {
 	State      *events.StateRecord
 	Running    bool
 	Transcript []string
-	// Changed lists the lines of the latest transcript that the previous
-	// one did not have, and Dropped the reverse: why the task ran again.
-	Changed, Dropped []string
-	PreviousRun      uint64
-	Inputs           []provenance.InputRef
-	Planned          []plannedInput
-	Outputs          []pipeline.OutputEntry
-	Segments         []provenance.Segment
-	Streams          *provenance.Streams
-	Events           []eventRow
-	EventsCut        int
-	Charts           []template.HTML
-	Iterations       int
-	Downsampled      bool
+	// Why is the latest transcript against the previous one ("- old",
+	// "+ new" lines, pipeline.DiffTranscripts): why the task ran again.
+	Why         []string
+	PreviousRun uint64
+	Inputs      []provenance.InputRef
+	Planned     []plannedInput
+	Outputs     []pipeline.OutputEntry
+	Segments    []provenance.Segment
+	Streams     *provenance.Streams
+	Events      []eventRow
+	EventsCut   int
+	Charts      []template.HTML
+	Iterations  int
+	Downsampled bool
 }
 
 // plannedInput is one input of the plan, with the output of it the
@@ -69,14 +69,10 @@ func (s *Server) taskPage(r *http.Request) (*view, error) {
 	if t.HasSeed {
 		v.Seed = fmt.Sprint(t.Seed)
 	}
-	states, err := log.LastStates() // one read; fine at 20k tasks
-	if err != nil {
+	if st, ok, err := log.LastState(t.Path); err != nil {
 		return nil, err
-	}
-	for i := range states {
-		if states[i].Task == t.Path {
-			v.State = &states[i]
-		}
+	} else if ok {
+		v.State = &st
 	}
 	run, inProgress, err := log.InProgress()
 	if err != nil {
@@ -94,16 +90,7 @@ func (s *Server) taskPage(r *http.Request) (*view, error) {
 		if previous.Transcript != "" {
 			prev := strings.Split(strings.TrimSuffix(previous.Transcript, "\n"), "\n")
 			v.PreviousRun = previous.Run
-			for _, l := range v.Transcript {
-				if !slices.Contains(prev, l) {
-					v.Changed = append(v.Changed, l)
-				}
-			}
-			for _, l := range prev {
-				if !slices.Contains(v.Transcript, l) {
-					v.Dropped = append(v.Dropped, l)
-				}
-			}
+			v.Why = pipeline.DiffTranscripts(prev, v.Transcript)
 		}
 	}
 	var its []task.Iter

@@ -43,7 +43,7 @@ func TestTemplatesRenderEveryPart(t *testing.T) {
 			Failures: []Failure{{Task: "train/x/seed=3", Run: 2, Error: "boom"}}},
 		"task.html": &taskView{Path: "train/x/seed=1", Stage: "train/x", Kind: "train", Seed: "1", Params: []string{"alpha 0.1"},
 			State: &events.StateRecord{State: "done", Run: 2, Output: "xxh64-b", Action: "xxh64-a", Error: "e"}, Running: true,
-			Transcript: []string{"kind train"}, Changed: []string{"param alpha 0.1"}, Dropped: []string{"param alpha 0.2"}, PreviousRun: 1,
+			Transcript: []string{"kind train"}, Why: []string{"- param alpha 0.2", "+ param alpha 0.1"}, PreviousRun: 1,
 			Planned: []plannedInput{{"data", "generate/x", "xxh64-d"}}, Outputs: []pipeline.OutputEntry{{Name: "trajectory", Size: 10}},
 			Segments: []provenance.Segment{{Run: 1}, {Run: 2, Resumed: true, ResumedAt: 40}}, Streams: &provenance.Streams{Derivation: "pcg", Families: []stream.Family{{Name: "batch", Arity: 1}}},
 			Events: []eventRow{{Seq: 1, Type: "state", State: "done", Detail: "output x"}}, EventsCut: 3,
