@@ -33,7 +33,7 @@ func (c *dagCmd) check(args []string) []string { return noArgs("dag", args) }
 func (c *dagCmd) run(inv *invocation) (int, error) {
 	stdout := inv.stdout
 	if _, err := os.Stat(filepath.Join(c.storeDir, "events.db")); err == nil {
-		log, err := openLog(inv, c.storeDir, true)
+		log, err := openLog(inv, c.storeDir, inspect)
 		if err != nil {
 			return exitInvalidOr(err), err
 		}

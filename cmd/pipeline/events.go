@@ -42,7 +42,7 @@ func (c *eventsCmd) run(inv *invocation) (int, error) {
 	if _, err := os.Stat(path); err != nil {
 		return exitInvalid, fmt.Errorf("no event log at %s: nothing has run with --store %s yet", path, c.storeDir)
 	}
-	log, err := openLog(inv, c.storeDir, true)
+	log, err := openLog(inv, c.storeDir, inspect)
 	if err != nil {
 		return exitFailed, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"zorepro/pipeline"
+	"zorepro/pipeline/events"
 	"zorepro/pipeline/provenance"
 	"zorepro/stages/web"
 )
@@ -25,8 +26,10 @@ func (c *serveCmd) doc() commandDoc {
 	return commandDoc{name: "serve", summary: "serve the browser view of a store: run overview, tasks, figures, each point's audit trail",
 		detail: "It binds to 127.0.0.1:8080 unless --addr says otherwise; an address other than loopback needs --token\n" +
 			"(or PIPELINE_TOKEN), which every request must then carry (open the page once with ?token=...).\n" +
-			"A store a run holds is read through the run's snapshot; `pipeline run --serve ADDR` serves the\n" +
-			"same pages from the running process, live."}
+			"A store at rest is read through a private copy of its event log (in $TMPDIR), so that a run can start\n" +
+			"on it meanwhile; a store a run holds through the run's snapshot. The pages move on with each newer\n" +
+			"snapshot (the run takes one every --snapshot-interval) and to a new copy once the run has ended;\n" +
+			"`pipeline run --serve ADDR` serves the same pages from the running process, live."}
 }
 
 func (c *serveCmd) define(f *flagSet) {
@@ -71,15 +74,55 @@ func loopback(host string) bool {
 }
 
 func (c *serveCmd) run(inv *invocation) (int, error) {
-	return c.reading(inv, func(eng *pipeline.Engine) (int, error) {
-		srv := web.New(eng, web.Options{Token: c.token, Profile: c.profile, AllowReexecute: c.reexecute, ErrorLog: log.New(inv.stderr, "serve: ", 0),
+	return c.readingAs(inv, serving, func(eng *pipeline.Engine) (int, error) {
+		logger := log.New(inv.stderr, "serve: ", 0)
+		srv := web.New(eng, web.Options{Token: c.token, Profile: c.profile, AllowReexecute: c.reexecute, ErrorLog: logger,
 			Predict: func() (time.Duration, error) { return predictRemaining(eng, 2) }})
 		ln, err := listen(c.addr)
 		if err != nil {
 			return exitFailed, err
 		}
+		stop, followed := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(followed)
+			followSnapshot(eng.Events, logger, stop)
+		}()
+		defer func() {
+			close(stop)
+			<-followed
+		}()
 		return serveOn(inv, ln, srv, nil)
 	})
+}
+
+// followEvery is how often serve looks for a newer state of a store a run
+// holds (the run replaces its snapshot every --snapshot-interval).
+const followEvery = time.Second
+
+// followSnapshot moves the log serve reads (a private copy of a log at
+// rest, or a running run's snapshot) on to its newer states until stop is
+// closed: the run's newer snapshots, and a new copy once a run has ended
+// (events.Log.Follow). A failure is logged when it
+// starts; the pages go on showing the last state read.
+func followSnapshot(l *events.Log, logger *log.Logger, stop <-chan struct{}) {
+	if l.SnapshotOf() == "" {
+		return
+	}
+	t := time.NewTicker(followEvery)
+	defer t.Stop()
+	failing := false
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		_, err := l.Follow()
+		if err != nil && !failing {
+			logger.Printf("warning: %v (the pages show the last state read)", err)
+		}
+		failing = err != nil
+	}
 }
 
 // predictRemaining is the dry run's critical-path wall time, on workers

@@ -75,10 +75,18 @@ type openMode struct {
 	// dryRun: a store without an event log reads as an empty one,
 	// created nowhere.
 	dryRun bool
+	// private: read a private copy of a log at rest (events.OpenCopy),
+	// so that a long-lived reader holds no lock a later run needs.
+	private bool
 }
 
 // inspect is how a read-only command opens a store.
 var inspect = openMode{readOnly: true, mustExist: true}
+
+// serving is how serve opens a store: as inspect, through a private copy
+// of a log at rest; the server follows newer states of either
+// (events.Log.Follow).
+var serving = openMode{readOnly: true, mustExist: true, private: true}
 
 // openEngine opens the store and its event log and loads the plan (cut
 // to targets, if any). Unless a profile was chosen, a command uses the
@@ -135,7 +143,7 @@ func openStore(inv *invocation, dir string, mode openMode) (*pipeline.Engine, fu
 	if statErr != nil && mode.dryRun {
 		log, closeLog, err = emptyLog()
 	} else {
-		log, err = openLog(inv, dir, mode.readOnly)
+		log, err = openLog(inv, dir, mode)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -287,10 +295,16 @@ func (e *noSnapshotError) Unwrap() error { return e.err }
 // openLog opens the event log of the store at dir. A read-only command
 // finding it held by a running run reads the run's snapshot instead, and
 // says so.
-func openLog(inv *invocation, dir string, readOnly bool) (*events.Log, error) {
+func openLog(inv *invocation, dir string, mode openMode) (*events.Log, error) {
 	path := filepath.Join(dir, "events.db")
-	log, err := events.Open(path, events.Options{Timeout: lockWait, ReadOnly: readOnly})
-	if err == nil || !readOnly || !errors.Is(err, events.ErrLocked) {
+	var log *events.Log
+	var err error
+	if mode.private {
+		log, err = events.OpenCopy(path, events.Options{Timeout: lockWait})
+	} else {
+		log, err = events.Open(path, events.Options{Timeout: lockWait, ReadOnly: mode.readOnly})
+	}
+	if err == nil || !mode.readOnly || !errors.Is(err, events.ErrLocked) {
 		return log, err
 	}
 	// A run holds the log: read its snapshot, if it has taken one.
@@ -345,7 +359,12 @@ func systemError(err error) bool {
 // plan), closing them after; an error opening them is returned with its
 // exit code.
 func (p *planFlags) reading(inv *invocation, f func(eng *pipeline.Engine) (int, error)) (int, error) {
-	eng, closeLog, err := p.openEngine(inv, inspect, pipeline.Options{}, nil)
+	return p.readingAs(inv, inspect, f)
+}
+
+// readingAs is reading with the store opened as mode says.
+func (p *planFlags) readingAs(inv *invocation, mode openMode, f func(eng *pipeline.Engine) (int, error)) (int, error) {
+	eng, closeLog, err := p.openEngine(inv, mode, pipeline.Options{}, nil)
 	if err != nil {
 		return exitInvalidOr(err), err
 	}

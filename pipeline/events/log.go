@@ -66,10 +66,16 @@ const defaultTimeout = time.Second
 
 // Log is an open event log. Its methods are safe for concurrent use.
 type Log struct {
+	// dbMu guards db, which Follow replaces; every transaction holds it
+	// for reading.
+	dbMu       sync.RWMutex
 	db         *bolt.DB
 	path       string
 	readOnly   bool
 	snapshotOf string // set by OpenSnapshot
+
+	followMu sync.Mutex // one Follow at a time
+	follow   following  // what Follow last moved to; guarded by dbMu
 
 	commits atomic.Uint64 // committed write transactions, for tests
 
@@ -303,7 +309,9 @@ func viewDB(db *bolt.DB, fn func(*bolt.Tx) error) (err error) {
 // its error with the log's path; damage is reported as by Open, saying how
 // to recover.
 func (l *Log) view(fn func(*bolt.Tx) error) error {
+	l.dbMu.RLock()
 	err := viewDB(l.db, fn)
+	l.dbMu.RUnlock()
 	switch {
 	case err == nil:
 		return nil
@@ -326,6 +334,8 @@ func (l *Log) update(fn func(*wtx) error) (err error) {
 			err = fmt.Errorf("%w: writing failed: %v", ErrCorruptLog, r)
 		}
 	}()
+	l.dbMu.RLock()
+	defer l.dbMu.RUnlock()
 	err = l.db.Update(func(tx *bolt.Tx) error {
 		if l.beforeCommit != nil {
 			if err := l.beforeCommit(tx); err != nil {
@@ -358,10 +368,12 @@ func (l *Log) Close() error {
 	if w != nil {
 		werr = w.Close()
 	}
+	l.dbMu.Lock()
+	defer l.dbMu.Unlock()
 	if err := l.db.Close(); err != nil {
 		return errors.Join(werr, fmt.Errorf("events: close %s: %w", l.path, err))
 	}
-	return werr
+	return errors.Join(werr, l.follow.removeCopy())
 }
 
 // BeginRun allocates a run ID and commits its "run"/"started" event with

@@ -36,10 +36,12 @@ func (l *Log) Snapshot() error {
 }
 
 // OpenSnapshot opens the snapshot of the log at path read-only. It
-// returns an error wrapping fs.ErrNotExist when there is none.
+// returns an error wrapping fs.ErrNotExist when there is none. Follow
+// moves it on to newer states of the log.
 func OpenSnapshot(path string, opt Options) (*Log, error) {
 	snap := SnapshotPath(path)
-	if _, err := os.Stat(snap); err != nil {
+	info, err := os.Stat(snap)
+	if err != nil {
 		return nil, fmt.Errorf("events: no snapshot of %s: %w", path, err)
 	}
 	opt.ReadOnly = true
@@ -47,7 +49,7 @@ func OpenSnapshot(path string, opt Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.snapshotOf = path
+	l.snapshotOf, l.follow = path, following{source: info}
 	return l, nil
 }
 

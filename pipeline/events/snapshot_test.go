@@ -2,9 +2,12 @@ package events
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"zorepro/pipeline/task"
 )
@@ -97,5 +100,188 @@ func TestSnapshotInProgressAndRemove(t *testing.T) {
 	}
 	if _, err := OpenSnapshot(path, Options{}); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("snapshot after RemoveSnapshot: %v", err)
+	}
+}
+
+// Follow moves a snapshot reader on to the run's newer snapshots, keeps it
+// while the run holds the log without one, then reads a private copy of
+// the log once the run has released it (without keeping its lock: a
+// later run opens it), and removes the copy on Close. Readers running
+// while it swaps never fail.
+func TestFollow(t *testing.T) {
+	l, path := openTestAt(t)
+	run := beginRun(t, l, nil, 1)
+	w := l.NewWriter(WriterOptions{})
+	iterate := func(i int64) {
+		t.Helper()
+		w.Append(Event{Type: TypeIter, Run: run, Task: "t", Iter: &task.Iter{Iteration: i, Samples: 10 * i}})
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	iterate(1)
+	s := snapshotNow(t, l, path)
+	defer s.Close()
+	lastIter := func(want int64) {
+		t.Helper()
+		it, ok, err := s.LastIteration("t", run)
+		if err != nil || !ok || it.Iteration != want {
+			t.Fatalf("LastIteration = %+v, %v, %v; want iteration %d", it, ok, err, want)
+		}
+	}
+	follow := func(want bool) {
+		t.Helper()
+		if moved, err := s.Follow(); err != nil || moved != want {
+			t.Fatalf("Follow = %v, %v; want %v", moved, err, want)
+		}
+	}
+	follow(false)
+	lastIter(1)
+
+	// Readers on another goroutine while the run snapshots and Follow swaps.
+	stop, failed := make(chan struct{}), make(chan error, 1)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, ok, err := s.LastIteration("t", run); err != nil || !ok {
+				failed <- fmt.Errorf("LastIteration during Follow: %v, %v", ok, err)
+				return
+			}
+		}
+	}()
+	for i := int64(2); i <= 20; i++ {
+		iterate(i)
+		follow(false) // committed, but no newer snapshot yet
+		if err := l.Snapshot(); err != nil {
+			t.Fatal(err)
+		}
+		follow(true)
+		lastIter(i)
+	}
+	close(stop)
+	wg.Wait()
+	select {
+	case err := <-failed:
+		t.Fatal(err)
+	default:
+	}
+
+	// The run ends: its last events, the snapshot removed, the log still
+	// held until the process closes it.
+	w.Append(Event{Type: TypeRun, Run: run, State: RunFinished, Time: 2})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.RemoveSnapshot(); err != nil {
+		t.Fatal(err)
+	}
+	follow(false)
+	if _, ok, err := s.InProgress(); err != nil || !ok {
+		t.Fatalf("InProgress before the run released the log = %v, %v; want the last snapshot's true", ok, err)
+	}
+	verify(t, l)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	follow(true)
+	if _, ok, err := s.InProgress(); err != nil || ok {
+		t.Fatalf("InProgress after the run ended = %v, %v; want false", ok, err)
+	}
+	copy1 := s.following().copy
+	if _, err := os.Stat(copy1); err != nil {
+		t.Fatalf("the private copy: %v", err)
+	}
+	follow(false) // the log did not change
+
+	// A later run opens the log (Follow keeps no lock), and Follow reads it
+	// once that run has ended.
+	l2, err := Open(path, Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatalf("a later run opening the log Follow copied: %v", err)
+	}
+	run2 := beginRun(t, l2, nil, 3)
+	follow(false) // held, no snapshot
+	if err := l2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	follow(true)
+	if got, ok, err := s.InProgress(); err != nil || got != run2 || !ok {
+		t.Fatalf("InProgress = %d, %v, %v; want %d, true", got, ok, err, run2)
+	}
+	copy2 := s.following().copy
+	if _, err := os.Stat(copy1); !errors.Is(err, fs.ErrNotExist) || copy2 == copy1 {
+		t.Fatalf("the first copy after the second (%s): %v", copy2, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(copy2); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the copy after Close: %v", err)
+	}
+
+	// A log opened directly never moves.
+	l3, err := Open(path, Options{Timeout: time.Second, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l3.Close()
+	if moved, err := l3.Follow(); moved || err != nil {
+		t.Fatalf("Follow on a log opened directly = %v, %v", moved, err)
+	}
+}
+
+// OpenCopy reads a private copy of a log at rest and releases its lock at
+// once: a run opens the log while the copy is read, and Follow moves the
+// copy on to that run's snapshot. A log a run holds is refused as Open
+// refuses it.
+func TestOpenCopy(t *testing.T) {
+	l, path := openTestAt(t)
+	run := beginRun(t, l, nil, 1)
+	if _, err := OpenCopy(path, Options{Timeout: 20 * time.Millisecond}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("OpenCopy of a log a run holds: %v; want ErrLocked", err)
+	}
+	verify(t, l)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenCopy(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got, ok, err := c.InProgress(); err != nil || got != run || !ok {
+		t.Fatalf("the copy's InProgress = %d, %v, %v; want %d, true", got, ok, err, run)
+	}
+	if moved, err := c.Follow(); moved || err != nil {
+		t.Fatalf("Follow of an unchanged log = %v, %v", moved, err)
+	}
+	l2, err := Open(path, Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatalf("a run opening the log while a copy of it is read: %v", err)
+	}
+	defer l2.Close()
+	run2 := beginRun(t, l2, nil, 2)
+	if moved, err := c.Follow(); moved || err != nil {
+		t.Fatalf("Follow while the run holds the log without a snapshot = %v, %v", moved, err)
+	}
+	if err := l2.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	copyPath := c.following().copy
+	if moved, err := c.Follow(); !moved || err != nil {
+		t.Fatalf("Follow after the run's snapshot = %v, %v", moved, err)
+	}
+	if got, ok, err := c.InProgress(); err != nil || got != run2 || !ok {
+		t.Fatalf("InProgress after Follow = %d, %v, %v; want %d, true", got, ok, err, run2)
+	}
+	if _, err := os.Stat(copyPath); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the copy after moving to the snapshot: %v", err)
 	}
 }
