@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -175,6 +177,7 @@ func TestServeLiveRunOverview(t *testing.T) {
 	var seen []int
 	total := 0
 	var lastErr error
+	pagesChecked := false
 	for done := false; !done; {
 		select {
 		case <-exited:
@@ -203,7 +206,26 @@ func TestServeLiveRunOverview(t *testing.T) {
 			if n < total && refresh != "1" {
 				t.Errorf("the overview of a run in progress (%d of %d done) does not reload itself every second: refresh %q", n, total, refresh)
 			}
+			if n > 0 && n < total && !pagesChecked {
+				// The pages that compute identities or the interim report
+				// beside the running engine answer while it writes.
+				pagesChecked = true
+				for _, p := range []string{"/claims", "/runs", "/figures", "/overview.json"} {
+					resp, err := http.Get(base + p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					body, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						t.Errorf("%s during the run (%d of %d done): %s\n%s", p, n, total, resp.Status, body)
+					}
+				}
+			}
 		}
+	}
+	if !pagesChecked {
+		t.Errorf("the run never showed a partial count: the other pages were not asked for during it (%v)", seen)
 	}
 	if len(seen) < 2 {
 		t.Fatalf("the overview's done count never moved while the run ran: %v (of %d; last error %v)", seen, total, lastErr)
@@ -217,6 +239,93 @@ func TestServeLiveRunOverview(t *testing.T) {
 	var st statusDoc
 	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.Counts["done"] != st.Total || st.Total != total {
 		t.Errorf("after the run: status %v (exit %d), the page counted %d tasks", st.Counts, code, total)
+	}
+}
+
+// `serve` on a store a run holds reads the run's snapshot and moves on
+// with each newer one, then to the store itself once the run has ended,
+// without keeping the store's lock: a later run starts while it serves.
+func TestServeFollowsARunningRun(t *testing.T) {
+	bin, root := binary(t), repoRoot(t)
+	dir := t.TempDir()
+	flags := smokeFlags(root, dir)
+	run := exec.Command(bin, append([]string{"run", "--jobs", "2", "--snapshot-interval", "1s"}, flags...)...)
+	run.Dir = root
+	var runOut bytes.Buffer
+	run.Stdout, run.Stderr = &runOut, &runOut
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- run.Wait() }()
+	t.Cleanup(func() { run.Process.Kill() })
+	snap := filepath.Join(dir, "store", "events.db.snapshot")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(snap); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run took no snapshot within a minute:\n%s", runOut.String())
+		}
+	}
+	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0"}, withoutFigures(flags)...)...)
+	overview := func() (ov struct {
+		Tasks, Done int
+		InProgress  bool `json:"in_progress"`
+	}, err error) {
+		resp, err := http.Get(base + "/overview.json")
+		if err != nil {
+			return ov, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return ov, fmt.Errorf("overview.json: %s", resp.Status)
+		}
+		return ov, json.NewDecoder(resp.Body).Decode(&ov)
+	}
+	var seen []int
+	var runErr error
+	for running := true; running; {
+		select {
+		case runErr = <-ran:
+			running = false
+		case <-time.After(200 * time.Millisecond):
+		}
+		ov, err := overview()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) == 0 || seen[len(seen)-1] != ov.Done {
+			seen = append(seen, ov.Done)
+		}
+	}
+	if runErr != nil {
+		t.Fatalf("the run: %v\n%s", runErr, runOut.String())
+	}
+	if len(seen) < 3 {
+		t.Errorf("serve's done count while the run ran: %v; want it to move with the run's snapshots", seen)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] < seen[i-1] {
+			t.Errorf("the done count went back: %v", seen)
+		}
+	}
+	// The run has ended and removed its snapshot: serve reads the store.
+	var last error
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		ov, err := overview()
+		if err == nil && !ov.InProgress && ov.Done == ov.Tasks && ov.Tasks > 0 {
+			break
+		}
+		last = fmt.Errorf("%+v, %v", ov, err)
+		if time.Now().After(deadline) {
+			t.Fatalf("20 s after the run ended, serve shows %v; want every task done and no run in progress", last)
+		}
+	}
+	// Serving it holds no lock a run needs.
+	res, _ := pipelineRun(t, bin, root, append([]string{"--jobs", "2"}, flags...)...)
+	if len(res.Executed) != 0 || len(res.Failed) != 0 || len(res.Cached) == 0 {
+		t.Errorf("a second run while serve follows the store: executed %d, failed %v, cached %d", len(res.Executed), res.Failed, len(res.Cached))
 	}
 }
 
