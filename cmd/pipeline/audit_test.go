@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"zorepro/pipeline/events"
+	"zorepro/pipeline/remote/remotetest"
 	"zorepro/pipeline/store"
 	"zorepro/pipeline/task"
 )
@@ -79,6 +80,7 @@ func smokeStore(t *testing.T) (bin, root, dir string, common []string) {
 // TestMain removes the smoke template after the tests.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	remotetest.StopShared()
 	if smokeTemplate != "" {
 		os.RemoveAll(smokeTemplate)
 	}
@@ -102,6 +104,7 @@ func smokeFlags(root, dir string) []string {
 // events, replays and verifies tasks, collects garbage, and shows that a
 // tampered event is caught by audit and replay.
 func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	bin, root, dir, common := smokeStore(t)
 	storeDir, figDir := filepath.Join(dir, "store"), filepath.Join(dir, "fig")
 	// A target cuts the DAG down to it and its ancestors, with the same
@@ -351,6 +354,7 @@ func tamper(t *testing.T, path, task string, samples int64) {
 // said "output identical" against a corrupt recorded output, audit --x
 // left out the trajectory check, each exiting 0).
 func TestDamagedOutputsAreNamedByEveryReader(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	bin, root, dir, common := smokeStore(t)
 	st, err := store.Open(filepath.Join(dir, "store"))
 	if err != nil {

@@ -45,6 +45,7 @@ func storeFiles(t *testing.T, dir string) map[string][32]byte {
 // and one that contradicts the store are refused with names, the store
 // unchanged (issue 30).
 func TestBundleRoundTripTamperAndDivergence(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	bin, root, dir, common := smokeStore(t)
 	file := filepath.Join(dir, "smoke.bundle")
 	out, code := cli(t, bin, root, withFlags([]string{"export", "report", "--to", file}, common...)...)
@@ -217,6 +218,7 @@ func forgeOutput(t *testing.T, dir, task string) {
 // with a manifest of their content IDs; verify --against compares a store
 // with it and names a file that differs (issue 30).
 func TestPublishAndVerifyAgainst(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	bin, root, dir, common := smokeStore(t)
 	pub := filepath.Join(dir, "published")
 	out, code := cli(t, bin, root, withFlags([]string{"publish", "--to", pub}, common...)...)

@@ -150,6 +150,7 @@ func crashReference(t *testing.T, bin, root string) crashRef {
 }
 
 func TestCrashAtRandomPointsThenResumeGivesIdenticalBytes(t *testing.T) {
+	t.Parallel() // its kill points are events or delays within the run it measured; see tests.md
 	bin := binary(t)
 	root := repoRoot(t)
 	seed := *crashSeed

@@ -155,6 +155,7 @@ func sameFigures(t *testing.T, a, b map[string][]byte) {
 }
 
 func TestSmokeDeterministicAcrossJobsAndCached(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	bin := binary(t)
 	root := repoRoot(t)
 	dir := t.TempDir()
@@ -284,6 +285,7 @@ func appendComment(t *testing.T, path string) {
 }
 
 func TestCodeEditRerunsOnlyTasksCompiledFromIt(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	if testing.Short() {
 		t.Skip("builds the binary three times")
 	}

@@ -19,6 +19,7 @@ import (
 // streaming commands' --jsonl is one object per line, ending with a
 // summary object.
 func TestEveryCommandsJSON(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	bin, root, dir, common := smokeStore(t)
 	storeDir := filepath.Join(dir, "store")
 	const (

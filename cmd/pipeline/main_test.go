@@ -207,6 +207,7 @@ func TestConfigurationFile(t *testing.T) {
 // and in a dry run (issue 27: infeasible and invalid points alike were
 // dropped without a word).
 func TestPlanListsSkippedGridPoints(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	root := repoRoot(t)
 	dagPath := filepath.Join(root, "dag.yaml")
 	want := "skips 25 infeasible grid point(s), first alpha=0.001 directions=10 nu=0.001 top=50: top: must be <= directions = 10, got 50"

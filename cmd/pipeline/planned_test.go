@@ -12,6 +12,7 @@ import (
 // and verify take the output this binary and dag.yaml would reuse, not the
 // latest run's; where none is recorded, show says so and shows the latest.
 func TestShowReplayVerifyTakeThePlansOutput(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	bin, root, dir := binary(t), repoRoot(t), t.TempDir()
 	common := []string{"--dag", filepath.Join(root, "dag.yaml"), "--profile", "smoke",
 		"--store", filepath.Join(dir, "store"), "--figures", filepath.Join(dir, "fig")}

@@ -134,6 +134,7 @@ func TestREADMEFirstScreen(t *testing.T) {
 // task no smoke store has). A run example without --profile runs the
 // smoke profile there, so that it finds its work recorded.
 func TestREADMEExamplesRun(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	examples := readmeExamples(docs(t))
 	if len(examples) < 8 {
 		t.Fatalf("only %d command examples found in the README and docs/: %q", len(examples), examples)

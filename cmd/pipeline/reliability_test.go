@@ -72,6 +72,7 @@ func snapshotDir(t *testing.T, root string) map[string]string {
 // and the rest of the store exactly as they were: a damaged log is never
 // recreated, and nothing is deleted.
 func TestCorruptEventLog(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	useStubCode(t)
 	dagFile, err := filepath.Abs("../../dag.yaml")
 	if err != nil {

@@ -66,8 +66,9 @@ func storeState(t *testing.T, dir string) map[string][32]byte {
 // figure fetches its closure only; a damaged object in the bucket and a
 // wrongly signed index are refused with the store unchanged (issue 41).
 func TestRemoteRoundTrips(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	bin, root, dir, common := smokeStore(t)
-	remotetest.S3(t, "lab")
+	remotetest.SharedS3(t, "lab")
 	pub := filepath.Join(dir, "pub")
 	if out, code := cli(t, bin, root, withFlags([]string{"publish", "--to", pub}, common...)...); code != 0 {
 		t.Fatalf("publish: %d\n%s", code, out)
@@ -195,8 +196,9 @@ func damageLargestObject(t *testing.T, bucket, prefix string) string {
 // stops them (exit 130) and the same commands then complete, the pulled
 // store the same as an uninterrupted pull's (issue 41).
 func TestRemoteConcurrencyAndInterrupts(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	bin, root, dir, common := smokeStore(t)
-	remotetest.S3(t, "lab")
+	remotetest.SharedS3(t, "team")
 	targets := []string{"plot/fig3a-swimmer", "plot/fig2-linreg", "plot/fig3c-lqr", "report"}
 	var wg sync.WaitGroup
 	outs := make([]string, len(targets))
@@ -205,7 +207,7 @@ func TestRemoteConcurrencyAndInterrupts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := exec.Command(bin, withFlags([]string{"push", tg, "--to", "s3://lab/shared"}, common...)...)
+			cmd := exec.Command(bin, withFlags([]string{"push", tg, "--to", "s3://team/shared"}, common...)...)
 			cmd.Dir = root
 			b, _ := cmd.CombinedOutput()
 			outs[i], codes[i] = string(b), cmd.ProcessState.ExitCode()
@@ -220,7 +222,7 @@ func TestRemoteConcurrencyAndInterrupts(t *testing.T) {
 	store := func(name string) []string {
 		return []string{"--dag", filepath.Join(root, "dag.yaml"), "--store", filepath.Join(dir, name), "--figures", filepath.Join(dir, name+"-fig")}
 	}
-	js, code := cliStdout(t, bin, root, withFlags([]string{"pull", "--from", "s3://lab/shared", "--json"}, store("whole")...)...)
+	js, code := cliStdout(t, bin, root, withFlags([]string{"pull", "--from", "s3://team/shared", "--json"}, store("whole")...)...)
 	whole := decodePull(t, js)
 	if code != 0 || len(whole.Pulled) != 257 || len(whole.Missing) != 0 {
 		t.Fatalf("pull after 4 concurrent pushers: exit %d, %d pulled, %d missing", code, len(whole.Pulled), len(whole.Missing))
@@ -231,19 +233,19 @@ func TestRemoteConcurrencyAndInterrupts(t *testing.T) {
 
 	// SIGINT in a push, then the same push completes; a pull from it
 	// finds everything.
-	cmd := stoppedAt(t, bin, root, "remote.object:100", withFlags([]string{"push", "report", "--to", "s3://lab/cut"}, common...)...)
+	cmd := stoppedAt(t, bin, root, "remote.object:100", withFlags([]string{"push", "report", "--to", "s3://team/cut"}, common...)...)
 	if code, took := interrupt(t, cmd, syscall.SIGINT); code != exitInterrupted {
 		t.Errorf("push after SIGINT: exit %d, want 130", code)
 	} else {
 		t.Logf("push stopped %v after SIGINT", took.Round(time.Millisecond))
 	}
-	if out, code := cli(t, bin, root, withFlags([]string{"push", "report", "--to", "s3://lab/cut"}, common...)...); code != 0 {
+	if out, code := cli(t, bin, root, withFlags([]string{"push", "report", "--to", "s3://team/cut"}, common...)...); code != 0 {
 		t.Fatalf("push after the interruption: exit %d\n%s", code, out)
 	}
 	// SIGINT in a pull, then the same pull completes, fetching less.
 	// Its first 257 fetches are the tasks' records, then the store
 	// entries: stopped after half of these.
-	cmd = stoppedAt(t, bin, root, fmt.Sprintf("remote.object:%d", 257+closure/2), withFlags([]string{"pull", "--from", "s3://lab/cut"}, store("cut")...)...)
+	cmd = stoppedAt(t, bin, root, fmt.Sprintf("remote.object:%d", 257+closure/2), withFlags([]string{"pull", "--from", "s3://team/cut"}, store("cut")...)...)
 	if code, took := interrupt(t, cmd, syscall.SIGINT); code != exitInterrupted {
 		t.Errorf("pull after SIGINT: exit %d, want 130", code)
 	} else {
@@ -269,7 +271,7 @@ func TestRemoteConcurrencyAndInterrupts(t *testing.T) {
 	if entries < closure/4 || entries > closure*3/4 {
 		t.Fatalf("the interrupted pull staged %d files, %d store entries beside the 257 records: want it stopped about half way through the %d", staged, entries, closure)
 	}
-	js, code = cliStdout(t, bin, root, withFlags([]string{"pull", "--from", "s3://lab/cut", "--json"}, store("cut")...)...)
+	js, code = cliStdout(t, bin, root, withFlags([]string{"pull", "--from", "s3://team/cut", "--json"}, store("cut")...)...)
 	if s := decodePull(t, js); code != 0 || len(s.Pulled) != 257 || s.Fetched != closure-entries {
 		t.Fatalf("pull after the interruption: exit %d, %d pulled, %d entries fetched (the interrupted pull had verified %d of %d, so %d were left)", code, len(s.Pulled), s.Fetched, entries, closure, closure-entries)
 	}

@@ -91,6 +91,7 @@ func browser(t *testing.T) context.Context {
 // those `pipeline audit --x ... --json` gives for that point, and from it
 // a seed's evaluate task opens with its learning curve.
 func TestServeClickPointToItsSamples(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	bin, root, _, common := smokeStore(t)
 	ctx := browser(t)
 	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0", "--allow-reexecute"}, withoutFigures(common)...)...)
@@ -335,6 +336,7 @@ func TestServeFollowsARunningRun(t *testing.T) {
 // pages, answers every response with a Content-Security-Policy, and is
 // read-only.
 func TestServeRefusesAndConfines(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	bin, root, _, common := smokeStore(t)
 	out, code := cli(t, bin, root, append([]string{"serve", "--addr", "0.0.0.0:0"}, withoutFigures(common)...)...)
 	if code != exitInvalid || !strings.Contains(out, "--token") {
@@ -437,6 +439,7 @@ func withoutFigures(flags []string) []string {
 // line of the plot's identity as why, the plot's changed files, and no
 // verdict changed.
 func TestServeComparesTwoRuns(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	bin, root, dir, common := smokeStore(t)
 	text, err := os.ReadFile(filepath.Join(root, "dag.yaml"))
 	if err != nil {
@@ -487,6 +490,7 @@ func TestServeComparesTwoRuns(t *testing.T) {
 // decided, each finding linked to its points, and the others wait, each
 // saying for what.
 func TestServeClaimsAsFiguresFillIn(t *testing.T) {
+	t.Parallel() // no clock in its checks; see tests.md
 	bin, root := binary(t), repoRoot(t)
 	dir := t.TempDir()
 	if out, code := cli(t, bin, root, append(append([]string{"run"}, smokeFlags(root, dir)...), "evaluate/olr")...); code != 0 {
