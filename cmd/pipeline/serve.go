@@ -95,15 +95,15 @@ func (c *serveCmd) run(inv *invocation) (int, error) {
 	})
 }
 
-// followEvery is how often serve looks for a newer state of a store a run
-// holds (the run replaces its snapshot every --snapshot-interval).
+// followEvery is how often serve looks for a newer state of its store (a
+// run replaces its snapshot every --snapshot-interval).
 const followEvery = time.Second
 
 // followSnapshot moves the log serve reads (a private copy of a log at
 // rest, or a running run's snapshot) on to its newer states until stop is
 // closed: the run's newer snapshots, and a new copy once a run has ended
-// (events.Log.Follow). A failure is logged when it
-// starts; the pages go on showing the last state read.
+// (events.Log.Follow). A failure is logged when it starts; the pages go
+// on showing the last state read.
 func followSnapshot(l *events.Log, logger *log.Logger, stop <-chan struct{}) {
 	if l.SnapshotOf() == "" {
 		return

@@ -297,13 +297,13 @@ func (e *noSnapshotError) Unwrap() error { return e.err }
 // says so.
 func openLog(inv *invocation, dir string, mode openMode) (*events.Log, error) {
 	path := filepath.Join(dir, "events.db")
-	var log *events.Log
-	var err error
-	if mode.private {
-		log, err = events.OpenCopy(path, events.Options{Timeout: lockWait})
-	} else {
-		log, err = events.Open(path, events.Options{Timeout: lockWait, ReadOnly: mode.readOnly})
+	open := func(timeout time.Duration) (*events.Log, error) {
+		if mode.private {
+			return events.OpenCopy(path, events.Options{Timeout: timeout})
+		}
+		return events.Open(path, events.Options{Timeout: timeout, ReadOnly: mode.readOnly})
 	}
+	log, err := open(lockWait)
 	if err == nil || !mode.readOnly || !errors.Is(err, events.ErrLocked) {
 		return log, err
 	}
@@ -311,7 +311,7 @@ func openLog(inv *invocation, dir string, mode openMode) (*events.Log, error) {
 	snap, serr := events.OpenSnapshot(path, events.Options{Timeout: lockWait})
 	if errors.Is(serr, fs.ErrNotExist) {
 		// The run may have ended (and removed its snapshot) meanwhile.
-		if log, err2 := events.Open(path, events.Options{Timeout: lockWait / 5, ReadOnly: true}); err2 == nil {
+		if log, err2 := open(lockWait / 5); err2 == nil {
 			return log, nil
 		}
 	}
