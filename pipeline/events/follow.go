@@ -61,12 +61,13 @@ func OpenCopy(path string, opt Options) (*Log, error) {
 // Follow moves a log opened by OpenSnapshot or OpenCopy on to the newest
 // state of the log it was taken of, and reports whether it moved. While a
 // run holds that log, the newest state is the run's latest snapshot (a run
-// replaces it every --snapshot-interval). Once the run has ended it removes its
-// snapshot and releases the log: Follow then copies the log in one read
-// transaction into a private temporary file and reads the copy (the log's
-// lock is held for the copy only, so a later run can start; Close removes
-// the copy), and copies it again only when the log changes. A run that
-// holds the log without a snapshot yet leaves the log as it was. Reads in
+// replaces it every --snapshot-interval). A log no run holds is its own
+// newest state, whatever snapshot a killed run left beside it: Follow
+// copies it in one read transaction into a private temporary file and
+// reads the copy (the log's lock is held for the copy only, so a later run
+// can start; Close removes the copy), and copies it again only when the
+// log changes. A run that holds the log without a snapshot yet leaves the
+// log as it was. Reads in
 // progress finish on the state they began with. On a log not opened by
 // OpenSnapshot or OpenCopy, Follow does nothing.
 func (l *Log) Follow() (bool, error) {
@@ -75,26 +76,28 @@ func (l *Log) Follow() (bool, error) {
 	}
 	l.followMu.Lock()
 	defer l.followMu.Unlock()
+	// A log no run holds is its own newest state (a snapshot beside it is
+	// a killed run's leftover, older than the log).
+	moved, err := l.copyFrom(followLock)
+	if !errors.Is(err, ErrLocked) {
+		return moved, err
+	}
+	// A run holds it: its latest snapshot, once it has taken one.
 	snap := SnapshotPath(l.snapshotOf)
 	info, err := os.Stat(snap)
 	switch {
-	case err == nil:
-		if l.following().sameState(info) {
-			return false, nil
-		}
-		db, err := openChecked(snap, defaultTimeout)
-		if err != nil {
-			return false, err
-		}
-		return true, l.swap(db, info, "")
-	case !errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
 		return false, fmt.Errorf("events: follow %s: %w", l.snapshotOf, err)
+	case l.following().sameState(info):
+		return false, nil
 	}
-	moved, err := l.copyFrom(followLock)
-	if errors.Is(err, ErrLocked) {
-		return false, nil // a run holds it and has taken no snapshot yet
+	db, err := openChecked(snap, defaultTimeout)
+	if err != nil {
+		return false, err
 	}
-	return moved, err
+	return true, l.swap(db, info, "")
 }
 
 // copyFrom moves the log on to a private copy of the log it was taken of,

@@ -285,3 +285,40 @@ func TestOpenCopy(t *testing.T) {
 		t.Fatalf("the copy after moving to the snapshot: %v", err)
 	}
 }
+
+// A snapshot a killed run left beside a log at rest is older than the
+// log: Follow stays on the log's copy.
+func TestFollowIgnoresAKilledRunsSnapshot(t *testing.T) {
+	l, path := openTestAt(t)
+	run := beginRun(t, l, nil, 1)
+	w := l.NewWriter(WriterOptions{})
+	for i := int64(1); i <= 2; i++ {
+		w.Append(Event{Type: TypeIter, Run: run, Task: "t", Iter: &task.Iter{Iteration: i, Samples: i}})
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			if err := l.Snapshot(); err != nil { // the killed run's last snapshot
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	verify(t, l)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenCopy(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if moved, err := c.Follow(); moved || err != nil {
+		t.Fatalf("Follow beside a killed run's snapshot = %v, %v; want to stay on the log's copy", moved, err)
+	}
+	if it, ok, err := c.LastIteration("t", run); err != nil || !ok || it.Iteration != 2 {
+		t.Fatalf("LastIteration = %+v, %v, %v; want the log's iteration 2", it, ok, err)
+	}
+}
