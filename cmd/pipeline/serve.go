@@ -85,7 +85,7 @@ func (c *serveCmd) run(inv *invocation) (int, error) {
 		stop, followed := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(followed)
-			followSnapshot(eng.Events, logger, stop)
+			followStore(eng.Events, logger, stop)
 		}()
 		defer func() {
 			close(stop)
@@ -99,12 +99,12 @@ func (c *serveCmd) run(inv *invocation) (int, error) {
 // run replaces its snapshot every --snapshot-interval).
 const followEvery = time.Second
 
-// followSnapshot moves the log serve reads (a private copy of a log at
+// followStore moves the log serve reads (a private copy of a log at
 // rest, or a running run's snapshot) on to its newer states until stop is
 // closed: the run's newer snapshots, and a new copy once a run has ended
 // (events.Log.Follow). A failure is logged when it starts; the pages go
 // on showing the last state read.
-func followSnapshot(l *events.Log, logger *log.Logger, stop <-chan struct{}) {
+func followStore(l *events.Log, logger *log.Logger, stop <-chan struct{}) {
 	if l.SnapshotOf() == "" {
 		return
 	}
