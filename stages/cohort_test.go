@@ -42,7 +42,25 @@ stages:
 // returns every task's output ID and the done events' data of the tuning
 // trials. In a benchmark, generate/linreg runs first, untimed.
 func runStagesDAG(t testing.TB, text string, noCohorts bool) (outs map[string]string, done map[string]pipeline.DoneData) {
+	return runDAG(t, text, dagRun{noCohorts: noCohorts})
+}
+
+// dagRun sets how runDAG runs a dag.
+type dagRun struct {
+	noCohorts bool
+	jobs      int            // default 2
+	elapsed   *time.Duration // if not nil, incremented by the run's wall time (generation excluded)
+}
+
+// runDAG runs a dag of generate/linreg and the stages after it into a new
+// store; a benchmark's timer runs only while the stages after generation
+// do.
+func runDAG(t testing.TB, text string, o dagRun) (outs map[string]string, done map[string]pipeline.DoneData) {
 	t.Helper()
+	jobs := o.jobs
+	if jobs == 0 {
+		jobs = 2
+	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "dag.yaml")
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
@@ -61,24 +79,33 @@ func runStagesDAG(t testing.TB, text string, noCohorts bool) (outs map[string]st
 		t.Fatal(err)
 	}
 	code := pipelinetest.NewFakeCode()
-	if b, ok := t.(*testing.B); ok { // time the rest alone: generate first
-		b.StopTimer()
+	b, isBench := t.(*testing.B)
+	if isBench || o.elapsed != nil { // time the rest alone: generate first
+		if isBench {
+			b.StopTimer()
+		}
 		gen, err := plan.Only([]string{"generate/linreg"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := &pipeline.Engine{Plan: gen, Store: st, Events: log, Code: code, Platform: pipeline.HostPlatform(), Opt: pipeline.Options{Jobs: 2}}
+		e := &pipeline.Engine{Plan: gen, Store: st, Events: log, Code: code, Platform: pipeline.HostPlatform(), Opt: pipeline.Options{Jobs: jobs}}
 		if _, err := e.Run(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		b.StartTimer()
+		if isBench {
+			b.StartTimer()
+		}
 	}
 	e := &pipeline.Engine{Plan: plan, Store: st, Events: log, Code: code, Platform: pipeline.HostPlatform(),
-		Opt: pipeline.Options{Jobs: 2, NoCohorts: noCohorts, CheckpointInterval: 10 * time.Second}} // the CLI default
+		Opt: pipeline.Options{Jobs: jobs, NoCohorts: o.noCohorts, CheckpointInterval: 10 * time.Second}} // the CLI default
+	t0 := time.Now()
 	if _, err := e.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if b, ok := t.(*testing.B); ok {
+	if o.elapsed != nil {
+		*o.elapsed += time.Since(t0)
+	}
+	if isBench {
 		b.StopTimer()
 		defer b.StartTimer()
 	}
