@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -31,9 +30,10 @@ type taskEnv struct {
 	mu       sync.Mutex
 	outputs  map[string]OutputEntry
 	lastCkpt time.Time
-	iters    []task.Iter // iterations not yet handed to the writer
-	itersAt  time.Time   // when iters was last handed over
-	span     iterSpan    // the first sequence of iterations, timed
+	iters    []task.Iter   // iterations not yet handed to the writer
+	metrics  []task.Metric // backing array of the iters' metrics, appended to
+	itersAt  time.Time     // when iters was last handed over
+	span     iterSpan      // the first sequence of iterations, timed
 
 	damaged atomic.Pointer[string] // an upstream whose output was found damaged
 
@@ -151,19 +151,31 @@ func (e *taskEnv) publish() (string, error) {
 }
 
 func (e *taskEnv) Iteration(it task.Iter) {
-	ev := it
-	ev.Metrics = slices.Clone(it.Metrics) // the caller may reuse its slice
+	now := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if len(e.iters) > 0 && e.iters[len(e.iters)-1].Iteration >= ev.Iteration {
+	if len(e.iters) > 0 && e.iters[len(e.iters)-1].Iteration >= it.Iteration {
 		e.flushItersLocked() // a new sequence (e.g. evaluation after training)
 	}
-	e.iters = append(e.iters, ev)
-	e.span.add(ev, time.Now())
-	if len(e.iters) >= iterBlock || time.Since(e.itersAt) >= iterFlushAge {
+	if e.iters == nil {
+		e.iters = make([]task.Iter, 0, iterBlock)
+	}
+	// The caller may reuse its metrics slice: copy it into the block's own
+	// backing array (the block is handed to the writer whole).
+	if n := len(it.Metrics); n > 0 {
+		if cap(e.metrics)-len(e.metrics) < n {
+			e.metrics = make([]task.Metric, 0, max(n*iterBlock, 64))
+		}
+		at := len(e.metrics)
+		e.metrics = append(e.metrics, it.Metrics...)
+		it.Metrics = e.metrics[at : at+n : at+n]
+	}
+	e.iters = append(e.iters, it)
+	e.span.add(it, now)
+	if len(e.iters) >= iterBlock || now.Sub(e.itersAt) >= iterFlushAge {
 		e.flushItersLocked()
 	}
-	if e.r.stopAfter > 0 && ev.Iteration >= e.r.stopAfter {
+	if e.r.stopAfter > 0 && it.Iteration >= e.r.stopAfter {
 		e.r.stop()
 	}
 }
