@@ -14,7 +14,7 @@ PROFILE  ?= paper
 MNIST    := .data/mnist
 REVISION := $(shell git describe --always --dirty 2>/dev/null)
 
-.PHONY: all build deps data run quick smoke test test-slurm test-short test-reliability bench clean
+.PHONY: all build deps data run quick smoke test test-race test-slurm test-short test-reliability bench clean
 
 all: build
 
@@ -58,13 +58,17 @@ quick: build data
 smoke: build data
 	$(BIN) run --profile smoke --jobs $(JOBS)
 
-# Tests: vet, then the whole suite with the race detector, then the Slurm
-# executor's tests on a real one-node cluster.
+# Tests: vet; then the whole suite with the race detector and, beside it,
+# the Slurm executor's tests on a real one-node cluster (they mostly wait on
+# the cluster; each target's output is printed whole when it ends); then
+# the untagged build's packages.
 test: build data
 	$(GO) vet -tags "$(TAGS)" ./...
-	$(GO) test -tags "$(TAGS)" -race -count=1 -timeout 25m ./...
+	$(MAKE) --no-print-directory --output-sync=target -j2 test-race test-slurm
 	$(GO) test -count=1 ./envs/mujoco/ ./envs/mnist/...    # the MuJoCo stub and pure-Go MNIST, as an untagged build sees them
-	$(MAKE) test-slurm
+
+test-race: build data
+	$(GO) test -tags "$(TAGS)" -race -count=1 -timeout 25m ./...
 
 # The Slurm executor's tests (cmd/pipeline/slurm_test.go) against a
 # one-node Slurm cluster that scripts/slurm-cluster starts on this machine
