@@ -1,6 +1,7 @@
 package lenet
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"testing"
 	"time"
@@ -12,15 +13,19 @@ import (
 // batches of MNIST-like images (80% zero pixels, as MNIST's background):
 //
 //	img/s        images per second end to end
-//	e2e-GFLOP/s  the pass's nominal GEMM flops (2·m·n·k per product) per
-//	             second of the whole pass
+//	e2e-GFLOP/s  the pass's nominal flops (2·m·n·k for each product of its
+//	             im2col + Dgemm formulation) per second of the whole pass
 //	gemm-share   fraction of the pass spent inside gemm (in situ, with the
 //	             real operands, whose zeros gonum's kernels skip)
-//	raw-GFLOP/s  the build's Dgemm alone on the same sequence of shapes (same
-//	             pieces, transposes and leading dimensions) with dense random
-//	             operands, measured right after the pass in the same run
-//	frac         e2e-GFLOP/s ÷ raw-GFLOP/s (target ≥ 0.5)
+//	raw-GFLOP/s  the build's Dgemm alone on the sequence of shapes of the
+//	             im2col + Dgemm formulation (same pieces, transposes and
+//	             leading dimensions) with dense random operands, measured
+//	             right after the pass in the same run
+//	frac         e2e-GFLOP/s ÷ raw-GFLOP/s
 //	ws-bytes     the Net's workspace bytes (WorkspaceBytes)
+//
+// The passes run as Forward runs them in this build (direct convolutions
+// where it has them; BenchmarkConvolutions compares the two).
 //
 // Run: go test [-tags openblas] -run '^$' -bench Net -benchtime 3s ./envs/mnist/lenet
 func BenchmarkNet(b *testing.B) {
@@ -33,41 +38,59 @@ func BenchmarkNet(b *testing.B) {
 	b.Run("forward/eval/batch=250", func(b *testing.B) { benchNet(b, 250, Eval, false) })
 }
 
+// netPass is one timed pass of a benchmark: Forward, and Backward of the
+// cross-entropy when backward is set.
+type netPass struct {
+	theta, x []float64
+	y        []int
+	mode     Mode
+	backward bool
+	rng      *rand.Rand
+	dl, grad []float64
+}
+
+func newNetPass(batch int, mode Mode, backward bool) *netPass {
+	return &netPass{
+		theta: NewParams(newRand(1)), x: pixelImages(newRand(2), batch), y: testLabels(batch),
+		mode: mode, backward: backward, rng: newRand(3),
+		dl: make([]float64, batch*Classes), grad: make([]float64, NumParams),
+	}
+}
+
+func (p *netPass) run(net *Net) {
+	logits := net.Forward(p.theta, p.x, p.mode, p.rng)
+	if p.backward {
+		CrossEntropy(logits, p.y, p.dl)
+		net.Backward(p.dl, p.grad)
+	}
+}
+
 func benchNet(b *testing.B, batch int, mode Mode, backward bool) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	theta := NewParams(newRand(1))
-	x := pixelImages(newRand(2), batch)
-	y := testLabels(batch)
+	p := newNetPass(batch, mode, backward)
+	// One recorded pass of the im2col + Dgemm formulation for the shapes
+	// and the nominal flops, then the timed passes, each followed (timer
+	// stopped) by a replay of those GEMMs on dense operands, so that both
+	// see the same machine load.
+	ref := New(batch)
+	ref.direct = false
+	ref.stats = &gemmStats{record: true}
+	p.run(ref)
+	raw := newReplay(ref.stats.shapes)
 	net := New(batch)
-	rng := newRand(3)
-	dl := make([]float64, batch*Classes)
-	grad := make([]float64, NumParams)
-	step := func() {
-		logits := net.Forward(theta, x, mode, rng)
-		if backward {
-			CrossEntropy(logits, y, dl)
-			net.Backward(dl, grad)
-		}
-	}
-	// One recorded pass for the shapes, then the timed passes, each followed
-	// (timer stopped) by a replay of its GEMMs on dense operands, so that
-	// both see the same machine load.
-	net.stats = &gemmStats{record: true}
-	step()
-	raw := newReplay(net.stats.shapes)
 	st := &gemmStats{}
 	net.stats = st
 	var rawDur time.Duration
 	b.ResetTimer()
 	for range b.N {
-		step()
+		p.run(net)
 		b.StopTimer()
 		rawDur += raw.run()
 		b.StartTimer()
 	}
 	b.StopTimer()
 	el := b.Elapsed().Seconds()
-	e2e := st.flops / el / 1e9
+	e2e := raw.flops * float64(b.N) / el / 1e9
 	rawRate := raw.flops * float64(b.N) / rawDur.Seconds() / 1e9
 	b.ReportMetric(float64(batch*b.N)/el, "img/s")
 	b.ReportMetric(e2e, "e2e-GFLOP/s")
@@ -75,6 +98,57 @@ func benchNet(b *testing.B, batch int, mode Mode, backward bool) {
 	b.ReportMetric(rawRate, "raw-GFLOP/s")
 	b.ReportMetric(e2e/rawRate, "frac")
 	b.ReportMetric(float64(net.WorkspaceBytes()), "ws-bytes")
+}
+
+// BenchmarkConvolutions compares, on one core, passes whose convolutions
+// are the direct kernels with the same passes through im2col + Dgemm (the
+// same bits), alternating in one run:
+//
+//	products-ms  a pass with im2col + Dgemm
+//	direct-ms    the same pass with the direct kernels
+//	speedup      products-ms ÷ direct-ms
+//
+// Run: go test -tags openblas -run '^$' -bench Convolutions ./envs/mnist/lenet
+func BenchmarkConvolutions(b *testing.B) {
+	if !directConv {
+		b.Skipf("%s: no direct convolution kernels in this build or on this CPU", BLAS())
+	}
+	for _, c := range []struct {
+		name     string
+		batch    int
+		mode     Mode
+		backward bool
+	}{
+		{"forward/eval/batch=100", 100, Eval, false},           // evaluate/mnist
+		{"forward/train/batch=1", 1, Train, false},             // an ARS query
+		{"forward+backward/train/batch=64", 64, Train, true},   // SGD
+		{"forward+backward/train/batch=256", 256, Train, true}, // REINFORCE
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			p := newNetPass(c.batch, c.mode, c.backward)
+			direct, prod := New(c.batch), New(c.batch)
+			prod.direct = false
+			reps := max(1, 100/c.batch) // passes per timed round
+			var dDur, pDur time.Duration
+			for range b.N {
+				t0 := time.Now()
+				for range reps {
+					p.run(prod)
+				}
+				t1 := time.Now()
+				for range reps {
+					p.run(direct)
+				}
+				pDur += t1.Sub(t0)
+				dDur += time.Since(t1)
+			}
+			n := float64(b.N * reps)
+			b.ReportMetric(pDur.Seconds()*1e3/n, "products-ms")
+			b.ReportMetric(dDur.Seconds()*1e3/n, "direct-ms")
+			b.ReportMetric(pDur.Seconds()/dDur.Seconds(), "speedup")
+		})
+	}
 }
 
 // replay is the gemm calls of one pass on dense random operands. Calls of

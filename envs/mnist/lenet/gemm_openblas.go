@@ -85,6 +85,11 @@ import (
 // between AVX2 machines, Intel or AMD, as every other experiment's do.
 const PinnedCore = "Haswell"
 
+// directConv reports whether Forward's convolutions run as the direct
+// AVX2/FMA3 kernels of conv_openblas.go, which compute the bits of the
+// Haswell core's products: set by init where OpenBLAS is pinned to it.
+var directConv bool
+
 // blasName is OpenBLAS's configuration string (version, build options)
 // and the kernel core it computes with, read once at start-up.
 var blasName string
@@ -101,6 +106,7 @@ func init() {
 	if C.cpu_has_avx2_fma() != 0 {
 		core = C.CString(PinnedCore)
 		defer C.free(unsafe.Pointer(core))
+		directConv = true
 	}
 	if msg := C.open_openblas(core); msg != nil {
 		panic(fmt.Sprintf("lenet: cannot load OpenBLAS (install Debian's libopenblas0, or build without the openblas tag): %s", C.GoString(msg)))

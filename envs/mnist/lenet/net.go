@@ -86,6 +86,12 @@ type Net struct {
 
 	bw    *backward  // allocated by the first Backward
 	stats *gemmStats // benchmark instrumentation; nil otherwise
+
+	// direct: the convolutions of Forward run as direct AVX2 kernels
+	// (conv_openblas.go) rather than im2col + Dgemm, with the same bits;
+	// New sets it where the build has them (directConv). Tests and
+	// benchmarks clear it to compare the two.
+	direct bool
 }
 
 // backward holds the scratch only Backward needs.
@@ -120,6 +126,8 @@ func New(capacity int) *Net {
 		mask:  make([]float64, c*Hidden),
 		d1:    make([]float64, c*Hidden),
 		out:   make([]float64, c*Classes),
+
+		direct: directConv,
 	}
 }
 
@@ -146,8 +154,10 @@ func (net *Net) WorkspaceBytes() int {
 //
 // The layers are those of spec §2.2: conv1 (1→10, 5×5) → maxpool 2 → ReLU →
 // conv2 (10→20, 5×5) → maxpool 2 → ReLU → flatten (c,y,x) → fc1 (320→50) →
-// ReLU → dropout → fc2 (50→10). Convolutions are im2col + Dgemm, image by
-// image; the linear layers are one Dgemm over the batch. Every layer starts
+// ReLU → dropout → fc2 (50→10). Convolutions run image by image, as im2col
+// + Dgemm or, where the build has them, as direct kernels that give the
+// same bits (see Net.direct); the linear layers are one Dgemm over the
+// batch. Every layer starts
 // from its bias and adds the products (C = bias, then C += W·X). Max-pooling
 // takes the first maximum of each 2×2 window in row-major order (a NaN wins,
 // as in PyTorch); ReLU(v) = v if v > 0, else 0.
@@ -181,17 +191,10 @@ func (net *Net) Forward(theta, x []float64, mode Mode, rng *rand.Rand) []float64
 	w4, b4 := theta[OffFC2W:OffFC2B], theta[OffFC2B:NumParams]
 
 	for b := 0; b < n; b++ {
-		xb := x[b*InputSize : (b+1)*InputSize]
 		a1 := net.a1[b*a1Len : (b+1)*a1Len]
-
-		im2col1(net.cols1, xb)
-		fillRows(net.c1, b1, c1Px)
-		gemm(net.stats, blas.NoTrans, blas.NoTrans, c1Ch, c1Px, kk, 1, w1, kk, net.cols1, c1Px, 1, net.c1, c1Px)
+		net.conv1(w1, b1, x[b*InputSize:(b+1)*InputSize])
 		poolReLU(a1, net.arg1[b*a1Len:(b+1)*a1Len], net.c1, c1Ch, c1Sz)
-
-		im2col2(net.p2, a1)
-		fillRows(net.c2, b2, c2Px)
-		gemm(net.stats, blas.NoTrans, blas.Trans, c2Ch, c2Px, c2In, 1, w2, c2In, net.p2, c2In, 1, net.c2, c2Px)
+		net.conv2(w2, b2, a1)
 		poolReLU(net.a2[b*a2Len:(b+1)*a2Len], net.arg2[b*a2Len:(b+1)*a2Len], net.c2, c2Ch, c2Sz)
 	}
 
@@ -311,6 +314,22 @@ func (net *Net) Backward(dlogits, grad []float64) {
 		im2col1(net.cols1, net.x[b*InputSize:(b+1)*InputSize])
 		gemm(net.stats, blas.NoTrans, blas.Trans, c1Ch, kk, c1Px, 1, bw.dC1, c1Px, net.cols1, c1Px, 1, gw1, kk)
 	}
+}
+
+// conv1GEMM sets c1 to conv1 of one image (28×28), bias included: its
+// patches laid out by im2col1, then c1 = b1, c1 += W1 · cols (one Dgemm).
+func (net *Net) conv1GEMM(w1, b1, img []float64) {
+	im2col1(net.cols1, img)
+	fillRows(net.c1, b1, c1Px)
+	gemm(net.stats, blas.NoTrans, blas.NoTrans, c1Ch, c1Px, kk, 1, w1, kk, net.cols1, c1Px, 1, net.c1, c1Px)
+}
+
+// conv2GEMM sets c2 to conv2 of one pooled map a1 (10×12×12), bias
+// included: its patches laid out by im2col2, then c2 = b2, c2 += W2 · pᵀ.
+func (net *Net) conv2GEMM(w2, b2, a1 []float64) {
+	im2col2(net.p2, a1)
+	fillRows(net.c2, b2, c2Px)
+	gemm(net.stats, blas.NoTrans, blas.Trans, c2Ch, c2Px, c2In, 1, w2, c2In, net.p2, c2In, 1, net.c2, c2Px)
 }
 
 func (net *Net) backwardScratch() *backward {
