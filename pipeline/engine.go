@@ -693,6 +693,11 @@ func (e *Engine) exportFigures(res *Result, outputs map[string]string) error {
 		return fmt.Errorf("export: %w", err)
 	}
 	var errs []error
+	index, err := readExportIndex(e.Opt.FiguresDir)
+	if err != nil {
+		errs = append(errs, err) // reported; the index is written anew below
+	}
+	written := map[string][]exportedFile{} // this export's files, by task
 	for _, t := range e.Plan.Tasks {
 		fx, ok := t.Runner.(FigureExporter)
 		out, have := outputs[t.Path]
@@ -704,6 +709,7 @@ func (e *Engine) exportFigures(res *Result, outputs map[string]string) error {
 			errs = append(errs, fmt.Errorf("%s: %w", t.Path, err))
 			continue
 		}
+		written[t.Path] = []exportedFile{}
 		for _, en := range es {
 			data, err := e.Store.Get(en.ID)
 			if err != nil {
@@ -720,7 +726,9 @@ func (e *Engine) exportFigures(res *Result, outputs map[string]string) error {
 				continue
 			}
 			res.Figures[en.Name] = FigureFile{Path: path, ID: en.ID.String()}
+			written[t.Path] = append(written[t.Path], exportedFile{Name: en.Name, ID: en.ID.String()})
 		}
 	}
+	errs = append(errs, index.update(e.Opt.FiguresDir, written))
 	return errors.Join(errs...)
 }

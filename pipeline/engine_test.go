@@ -144,6 +144,8 @@ type harness struct {
 	dispatch  pipeline.Dispatcher  // runs tasks as workers (nil: in the run)
 	extra     map[string]task.Kind // more kinds (e.g. cohort_test.go's)
 	noCohorts bool                 // Options.NoCohorts
+	figures   string               // Options.FiguresDir
+	only      []string             // run only these targets (nil: the whole dag)
 }
 
 func newHarness(t *testing.T) *harness {
@@ -168,6 +170,11 @@ func (h *harness) run(ctx context.Context, profile string, jobs int, store_ stri
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	if h.only != nil {
+		if plan, err = plan.Only(h.only); err != nil {
+			h.t.Fatal(err)
+		}
+	}
 	st, err := store.OpenWith(store_, h.storeOpt)
 	if err != nil {
 		h.t.Fatal(err)
@@ -180,7 +187,7 @@ func (h *harness) run(ctx context.Context, profile string, jobs int, store_ stri
 	}
 	defer log.Close()
 	e := &pipeline.Engine{Plan: plan, Store: st, Events: log, Code: h.code, Platform: pipeline.Platform{GoVersion: "go-test", GOARCH: "test"},
-		Opt: pipeline.Options{Jobs: jobs, CheckpointInterval: 0, Log: h.log, NoCohorts: h.noCohorts}, Dispatcher: h.dispatch}
+		Opt: pipeline.Options{Jobs: jobs, CheckpointInterval: 0, Log: h.log, NoCohorts: h.noCohorts, FiguresDir: h.figures}, Dispatcher: h.dispatch}
 	return e.Run(ctx)
 }
 
