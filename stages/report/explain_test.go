@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -173,5 +174,34 @@ func TestProvenanceTable(t *testing.T) {
 	f.Curves[1].Seeds = []uint64{1}
 	if h := f.provenanceHTML(); !strings.Contains(h, "<td>1 seeds (1)</td>") || strings.Contains(h, "every curve") {
 		t.Errorf("curves with different seeds:\n%s", h)
+	}
+}
+
+// A finding reads back what it writes to claims.json, non-finite numbers
+// included (null, "inf", "-inf").
+func TestFindingJSONRoundTrip(t *testing.T) {
+	for _, f := range []Finding{
+		{Key: "10", Label: "ars − reinforce", Value: -0.0147, Lo: -0.0201, Hi: -0.0092, Seeds: 10, Method: MethodPairedT, X: "x = 300000", Verdict: Contradicted, Sign: &Sign{Below: 10, P: 0.001953}},
+		{Label: "ratio", Value: 1.5, Lo: math.Inf(-1), Hi: math.Inf(1), Seeds: 3, Verdict: Inconclusive},
+		{Label: "capped mean", Value: 25, Lo: math.NaN(), Hi: math.NaN(), Seeds: 10, AtLeast: true, Verdict: Reported},
+	} {
+		data, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g Finding
+		if err := json.Unmarshal(data, &g); err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+		if !same(f.Value, g.Value) || !same(f.Lo, g.Lo) || !same(f.Hi, g.Hi) || f.Key != g.Key || f.Label != g.Label ||
+			f.Seeds != g.Seeds || f.Method != g.Method || f.X != g.X || f.Verdict != g.Verdict || f.AtLeast != g.AtLeast ||
+			(f.Sign == nil) != (g.Sign == nil) || f.Sign != nil && *f.Sign != *g.Sign {
+			t.Errorf("%s read back as %+v", data, g)
+		}
+	}
+	var g Finding
+	if err := json.Unmarshal([]byte(`{"label":"x","value":"lots"}`), &g); err == nil {
+		t.Error("a value that is not a number was accepted")
 	}
 }

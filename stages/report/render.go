@@ -245,6 +245,52 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 	}{f.Key, f.Label, n(f.Value), n(f.Lo), n(f.Hi), f.Seeds, f.Method, f.X, f.Verdict, f.Sign, f.AtLeast})
 }
 
+// UnmarshalJSON reads what MarshalJSON writes (null as NaN, "inf" and
+// "-inf" as the infinities), so that claims.json's readers share this type.
+func (f *Finding) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Key     string          `json:"key"`
+		Label   string          `json:"label"`
+		Value   json.RawMessage `json:"value"`
+		Lo      json.RawMessage `json:"lo"`
+		Hi      json.RawMessage `json:"hi"`
+		Seeds   int             `json:"n"`
+		Method  string          `json:"interval"`
+		X       string          `json:"at"`
+		Verdict Verdict         `json:"verdict"`
+		Sign    *Sign           `json:"sign"`
+		AtLeast bool            `json:"at_least"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	n := func(name string, m json.RawMessage) (float64, error) {
+		switch s := string(m); s {
+		case "", "null":
+			return math.NaN(), nil
+		case `"inf"`:
+			return math.Inf(1), nil
+		case `"-inf"`:
+			return math.Inf(-1), nil
+		}
+		var x float64
+		if err := json.Unmarshal(m, &x); err != nil {
+			return 0, fmt.Errorf("finding %q: %s: %w", raw.Label, name, err)
+		}
+		return x, nil
+	}
+	var err error
+	*f = Finding{Key: raw.Key, Label: raw.Label, Seeds: raw.Seeds, Method: raw.Method, X: raw.X, Verdict: raw.Verdict, Sign: raw.Sign, AtLeast: raw.AtLeast}
+	if f.Value, err = n("value", raw.Value); err != nil {
+		return err
+	}
+	if f.Lo, err = n("lo", raw.Lo); err != nil {
+		return err
+	}
+	f.Hi, err = n("hi", raw.Hi)
+	return err
+}
+
 // verdictText is how a verdict reads in the report; n, when given, is
 // the number of seeds behind it ("inconclusive with 10 seeds").
 func verdictText(v Verdict, n string) string {
