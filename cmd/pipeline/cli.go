@@ -46,7 +46,7 @@ type invocation struct {
 func commands() []command {
 	return []command{
 		&runCmd{}, &statusCmd{}, &dagCmd{}, &whyCmd{}, &eventsCmd{}, &showCmd{}, &auditCmd{}, &replayCmd{},
-		&verifyCmd{}, &reportCmd{}, &workerCmd{}, &exportCmd{}, &importCmd{}, &publishCmd{}, &pushCmd{}, &pullCmd{},
+		&verifyCmd{}, &reportCmd{}, &compareCmd{}, &workerCmd{}, &exportCmd{}, &importCmd{}, &publishCmd{}, &pushCmd{}, &pullCmd{},
 		&keygenCmd{}, &gcCmd{}, &serveCmd{},
 	}
 }

@@ -45,6 +45,7 @@ func TestEveryCommandsJSON(t *testing.T) {
 		{[]string{"verify", "--sample", "2"}, []string{"profile", "recorded", "selected", "verdicts", "reproduced", "tasks"}},
 		{[]string{"gc", "--dry-run"}, []string{"entries", "referenced", "removed", "dry_run"}},
 		{[]string{"export", "plot/fig3c-lqr", "--to", filepath.Join(storeDir, "..", "lqr.bundle")}, []string{"file", "bytes", "tasks", "entries"}},
+		{[]string{"compare", filepath.Join(dir, "fig"), filepath.Join(dir, "fig")}, []string{"a", "b", "claims", "same", "differ", "only_a", "only_b"}},
 		{[]string{"publish", "--to", filepath.Join(storeDir, "..", "published")}, []string{"profile", "revision", "code_identity", "tasks", "figures", "outputs", "stages", "machine"}},
 	}
 	for _, c := range cases {
