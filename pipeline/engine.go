@@ -693,10 +693,6 @@ func (e *Engine) exportFigures(res *Result, outputs map[string]string) error {
 		return fmt.Errorf("export: %w", err)
 	}
 	var errs []error
-	index, err := readExportIndex(e.Opt.FiguresDir)
-	if err != nil {
-		errs = append(errs, err) // reported; the index is written anew below
-	}
 	written := map[string][]exportedFile{} // this export's files, by task
 	for _, t := range e.Plan.Tasks {
 		fx, ok := t.Runner.(FigureExporter)
@@ -729,6 +725,6 @@ func (e *Engine) exportFigures(res *Result, outputs map[string]string) error {
 			written[t.Path] = append(written[t.Path], exportedFile{Name: en.Name, ID: en.ID.String()})
 		}
 	}
-	errs = append(errs, index.update(e.Opt.FiguresDir, written))
+	errs = append(errs, updateExportIndex(e.Opt.FiguresDir, written))
 	return errors.Join(errs...)
 }

@@ -45,22 +45,34 @@ func readExportIndex(dir string) (exportIndex, error) {
 		return exportIndex{}, fmt.Errorf("export index %s: %w", path, err)
 	}
 	var idx exportIndex
-	if err := json.Unmarshal(data, &idx); err != nil || idx == nil {
+	err = json.Unmarshal(data, &idx)
+	if err == nil && idx == nil {
+		err = errors.New("it holds no object")
+	}
+	if err != nil {
 		return exportIndex{}, fmt.Errorf("export index %s is malformed (stale figures were not removed this time; the index is rewritten): %v", path, err)
 	}
 	return idx, nil
 }
 
-// update removes from dir the files the tasks of written no longer export
-// (see exportIndex) and records written in the index.
-func (idx exportIndex) update(dir string, written map[string][]exportedFile) error {
+// updateExportIndex removes from dir the files the tasks of written no
+// longer export (see exportIndex) and records written in dir's index. A run
+// that exported nothing leaves the directory as it is.
+func updateExportIndex(dir string, written map[string][]exportedFile) error {
+	if len(written) == 0 {
+		return nil
+	}
+	idx, err := readExportIndex(dir)
+	var errs []error
+	if err != nil {
+		errs = append(errs, err) // reported; the index is written anew below
+	}
 	now := map[string]bool{}
 	for _, files := range written {
 		for _, f := range files {
 			now[f.Name] = true
 		}
 	}
-	var errs []error
 	tasks := make([]string, 0, len(written))
 	for task := range written {
 		tasks = append(tasks, task)
