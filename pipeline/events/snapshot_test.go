@@ -247,14 +247,7 @@ func TestOpenCopy(t *testing.T) {
 	if _, err := OpenCopy(path, Options{Timeout: 20 * time.Millisecond}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("OpenCopy of a log a run holds: %v; want ErrLocked", err)
 	}
-	verify(t, l)
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	c, err := OpenCopy(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := closeThenCopy(t, l, path)
 	defer c.Close()
 	if got, ok, err := c.InProgress(); err != nil || got != run || !ok {
 		t.Fatalf("the copy's InProgress = %d, %v, %v; want %d, true", got, ok, err, run)
@@ -306,6 +299,20 @@ func TestFollowIgnoresAKilledRunsSnapshot(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+	c := closeThenCopy(t, l, path)
+	defer c.Close()
+	if moved, err := c.Follow(); moved || err != nil {
+		t.Fatalf("Follow beside a killed run's snapshot = %v, %v; want to stay on the log's copy", moved, err)
+	}
+	if it, ok, err := c.LastIteration("t", run); err != nil || !ok || it.Iteration != 2 {
+		t.Fatalf("LastIteration = %+v, %v, %v; want the log's iteration 2", it, ok, err)
+	}
+}
+
+// closeThenCopy checks and closes l, then opens a private copy of the log
+// at path.
+func closeThenCopy(t *testing.T, l *Log, path string) *Log {
+	t.Helper()
 	verify(t, l)
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
@@ -314,11 +321,5 @@ func TestFollowIgnoresAKilledRunsSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	if moved, err := c.Follow(); moved || err != nil {
-		t.Fatalf("Follow beside a killed run's snapshot = %v, %v; want to stay on the log's copy", moved, err)
-	}
-	if it, ok, err := c.LastIteration("t", run); err != nil || !ok || it.Iteration != 2 {
-		t.Fatalf("LastIteration = %+v, %v, %v; want the log's iteration 2", it, ok, err)
-	}
+	return c
 }
