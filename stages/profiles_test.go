@@ -1,10 +1,15 @@
 package stages
 
 import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"zorepro/pipeline/dag"
+	"zorepro/pipeline/task"
 )
 
 // TestNonPaperFiguresSayTheirProfile: a figure drawn at another profile's
@@ -63,5 +68,40 @@ func TestEveryTaskFeedsAFigure(t *testing.T) {
 		if len(unused) > 0 {
 			t.Errorf("%s: %d task(s) feed no other task, e.g. %s", profile, len(unused), strings.Join(unused[:min(3, len(unused))], ", "))
 		}
+	}
+}
+
+// TestPublishedReportPinsTheTunedRun: the published-hyperparameter
+// profile's report sets its verdicts beside the tuned run's, the
+// claims.json under results/paper, pinned by its SHA-256 (the report's
+// identity covers the reference's bytes). Republishing results/paper
+// without pinning the new digest would make that report fail on a fresh
+// machine; this test says so first.
+func TestPublishedReportPinsTheTunedRun(t *testing.T) {
+	plan, err := dag.Load("../dag.yaml", "published", Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref *task.Params
+	for _, tk := range plan.Tasks {
+		if tk.Stage.Kind == "report" {
+			if ref, _ = tk.Params.Sub("reference"); ref == nil {
+				t.Fatalf("%s has no params.reference", tk.Path)
+			}
+		}
+	}
+	if ref == nil {
+		t.Fatal("the published profile plans no report")
+	}
+	path, pin := ref.String("path"), ref.String("sha256")
+	if path != "results/paper/claims.json" {
+		t.Errorf("the published report's reference is %q, want the tuned run's results/paper/claims.json", path)
+	}
+	data, err := os.ReadFile(filepath.Join("..", path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := fmt.Sprintf("%x", sha256.Sum256(data)); sum != pin {
+		t.Errorf("%s has sha256 %s; dag.yaml's published profile pins %s (report.params.reference.sha256): pin the new digest", path, sum, pin)
 	}
 }

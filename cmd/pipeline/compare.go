@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,7 +47,7 @@ func (c *compareCmd) run(inv *invocation) (int, error) {
 	if err != nil {
 		return exitInvalid, err
 	}
-	doc := compareReports(a, b)
+	doc := report.Compare(a, b)
 	if c.json {
 		return exitOK, json.NewEncoder(inv.stdout).Encode(doc)
 	}
@@ -56,125 +55,27 @@ func (c *compareCmd) run(inv *invocation) (int, error) {
 	return exitOK, nil
 }
 
-// reportFile is one side of a comparison: what compare reads of a
-// report's claims.json.
-type reportFile struct {
-	path string
-	doc  struct {
-		Scale  report.Scale         `json:"scale"`
-		Claims []report.ClaimResult `json:"claims"`
-	}
-}
-
 // readClaims reads the claims.json at path, or in the directory path.
-func readClaims(path string) (reportFile, error) {
+func readClaims(path string) (report.Published, error) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		path = filepath.Join(path, "claims.json")
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return reportFile{}, fmt.Errorf("%s: no such file (give a publication, a figures directory or a claims.json)", path)
+		return report.Published{}, fmt.Errorf("%s: no such file (give a publication, a figures directory or a claims.json)", path)
 	}
 	if err != nil {
-		return reportFile{}, err
+		return report.Published{}, err
 	}
-	rf := reportFile{path: path}
-	if err := json.Unmarshal(data, &rf.doc); err != nil {
-		return reportFile{}, fmt.Errorf("%s: not a report's claims.json: %v", path, err)
-	}
-	if len(rf.doc.Claims) == 0 {
-		return reportFile{}, fmt.Errorf("%s: not a report's claims.json: it lists no claims", path)
-	}
-	return rf, nil
+	return report.ParseClaims(path, data)
 }
 
-// compareDoc is what compare prints (--json: this document).
-type compareDoc struct {
-	A      compareSide    `json:"a"`
-	B      compareSide    `json:"b"`
-	Claims []claimCompare `json:"claims"` // the claims both test, in A's order
-	Same   int            `json:"same"`   // of Claims, with the same verdict
-	Differ []string       `json:"differ"` // of Claims, the IDs whose verdicts differ
-	OnlyA  []string       `json:"only_a"`
-	OnlyB  []string       `json:"only_b"`
-}
-
-// compareSide names one report.
-type compareSide struct {
-	Path       string `json:"path"`
-	Profile    string `json:"profile"`
-	PaperScale bool   `json:"paper_scale"`
-	Claims     int    `json:"claims"`
-}
-
-// claimCompare is one claim in both reports.
-type claimCompare struct {
-	ID     string           `json:"id"`
-	Figure string           `json:"figure"`
-	A      claimSideVerdict `json:"a"`
-	B      claimSideVerdict `json:"b"`
-	Same   bool             `json:"same"`
-}
-
-// claimSideVerdict is a claim's verdict in one report and the statistic
-// behind it (the claim's summary, or its first finding).
-type claimSideVerdict struct {
-	Verdict report.Verdict  `json:"verdict"`
-	Finding *report.Finding `json:"finding,omitempty"`
-	Problem string          `json:"problem,omitempty"` // why there is no statistic
-}
-
-func compareReports(a, b reportFile) compareDoc {
-	side := func(r reportFile) compareSide {
-		return compareSide{Path: r.path, Profile: r.doc.Scale.Profile, PaperScale: r.doc.Scale.Paper, Claims: len(r.doc.Claims)}
-	}
-	doc := compareDoc{A: side(a), B: side(b), Claims: []claimCompare{}, Differ: []string{}, OnlyA: []string{}, OnlyB: []string{}}
-	inB := map[string]report.ClaimResult{}
-	for _, cl := range b.doc.Claims {
-		inB[cl.ID] = cl
-	}
-	inA := map[string]bool{}
-	for _, ca := range a.doc.Claims {
-		inA[ca.ID] = true
-		cb, ok := inB[ca.ID]
-		if !ok {
-			doc.OnlyA = append(doc.OnlyA, ca.ID)
-			continue
-		}
-		cc := claimCompare{ID: ca.ID, Figure: ca.Figure, A: sideVerdict(ca), B: sideVerdict(cb), Same: ca.Verdict == cb.Verdict}
-		if cc.Same {
-			doc.Same++
-		} else {
-			doc.Differ = append(doc.Differ, ca.ID)
-		}
-		doc.Claims = append(doc.Claims, cc)
-	}
-	for _, cb := range b.doc.Claims {
-		if !inA[cb.ID] {
-			doc.OnlyB = append(doc.OnlyB, cb.ID)
-		}
-	}
-	return doc
-}
-
-func sideVerdict(c report.ClaimResult) claimSideVerdict {
-	v := claimSideVerdict{Verdict: c.Verdict, Finding: c.Summary, Problem: c.Problem}
-	if v.Finding == nil && len(c.Findings) > 0 {
-		v.Finding = &c.Findings[0]
-	}
-	return v
-}
-
-func printComparison(w io.Writer, d compareDoc) {
+func printComparison(w io.Writer, d report.Comparison) {
 	for _, s := range []struct {
 		name string
-		side compareSide
+		side report.ComparedReport
 	}{{"A", d.A}, {"B", d.B}} {
-		scale := "reduced scale"
-		if s.side.PaperScale {
-			scale = "the paper's scale"
-		}
-		fmt.Fprintf(w, "%s: %s (profile %s, %s; %d claims)\n", s.name, s.side.Path, s.side.Profile, scale, s.side.Claims)
+		fmt.Fprintf(w, "%s: %s (profile %s, %s; %d claims)\n", s.name, s.side.Path, s.side.Profile, s.side.ScaleWords(), s.side.Claims)
 	}
 	fmt.Fprintf(w, "\n%-28s %-14s %-14s\n", "claim", "A", "B")
 	for _, c := range d.Claims {
@@ -193,7 +94,7 @@ func printComparison(w io.Writer, d compareDoc) {
 			if c.Same {
 				continue
 			}
-			fmt.Fprintf(w, "  %s\n    A %s: %s\n    B %s: %s\n", c.ID, c.A.Verdict, c.A.line(), c.B.Verdict, c.B.line())
+			fmt.Fprintf(w, "  %s\n    A %s: %s\n    B %s: %s\n", c.ID, c.A.Verdict, c.A.Line(), c.B.Verdict, c.B.Line())
 		}
 	}
 	for _, only := range []struct {
@@ -204,31 +105,4 @@ func printComparison(w io.Writer, d compareDoc) {
 			fmt.Fprintf(w, "only in %s: %s\n", only.name, strings.Join(only.ids, ", "))
 		}
 	}
-}
-
-// line is the statistic behind a verdict as one line: where, what,
-// value [lo, hi], n; or why there is none.
-func (v claimSideVerdict) line() string {
-	f := v.Finding
-	if f == nil {
-		if v.Problem != "" {
-			return v.Problem
-		}
-		return "no statistic"
-	}
-	var parts []string
-	if f.Key != "" {
-		parts = append(parts, f.Key)
-	}
-	if f.X != "" {
-		parts = append(parts, f.X)
-	}
-	val := fmt.Sprintf("%s = %.4g", f.Label, f.Value)
-	switch {
-	case f.AtLeast:
-		val = fmt.Sprintf("%s ≥ %.4g", f.Label, f.Value)
-	case !math.IsNaN(f.Lo) || !math.IsNaN(f.Hi):
-		val += fmt.Sprintf(" [%.4g, %.4g]", f.Lo, f.Hi)
-	}
-	return strings.Join(append(parts, fmt.Sprintf("%s, n = %d", val, f.Seeds)), "; ")
 }

@@ -23,7 +23,9 @@ type Document struct {
 	// Untested are the paper's sentences no claim tests, each with what
 	// would test it.
 	Untested []Untested `json:"untested,omitempty"`
-	Figures  []*Figure  `json:"figures"`
+	// Reference sets every verdict beside another run's (params.reference).
+	Reference *ComparisonSection `json:"reference,omitempty"`
+	Figures   []*Figure          `json:"figures"`
 }
 
 // Untested is a sentence of the paper that no claim tests, and why: what
@@ -413,6 +415,9 @@ func (d *Document) Markdown() []byte {
 			fmt.Fprintf(&b, "| %s | %s | %s |\n", md(u.Text), md(u.Section), md(u.Why))
 		}
 	}
+	if d.Reference != nil {
+		d.Reference.markdown(&b, md)
+	}
 	for _, f := range d.Figures {
 		fmt.Fprintf(&b, "\n## %s\n\n", f.Name)
 		if f.Extension {
@@ -505,6 +510,9 @@ func (d *Document) HTML(figs []*Figure) []byte {
 			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>\n", e(u.Text), e(u.Section), e(u.Why))
 		}
 		b.WriteString("</table>\n")
+	}
+	if d.Reference != nil {
+		d.Reference.html(&b)
 	}
 	for _, f := range figs {
 		fmt.Fprintf(&b, "<section id=\"fig-%s\">\n<h2>%s</h2>\n", e(f.Name), e(f.Name))

@@ -2,9 +2,12 @@ package report
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -50,7 +53,57 @@ func (Kind) Plan(p *task.Params) task.Runner {
 	}
 	r.tuning = decodeTuning(p)
 	r.untested = decodeUntested(p)
+	r.reference = decodeReference(p)
 	return r
+}
+
+// Reference is another run's report this one sets its verdicts beside
+// (the tuned run's, for the published-hyperparameter profile): a
+// claims.json in the repository, pinned by its SHA-256 so that the
+// report's identity covers its content.
+type Reference struct {
+	Path   string // relative to the pipeline's working directory, the repository root
+	SHA256 string // lower-case hex
+	Name   string // what the report calls it, e.g. "the tuned run (results/paper)"
+}
+
+var sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// decodeReference reads the optional "reference" mapping {path, sha256,
+// name}.
+func decodeReference(p *task.Params) *Reference {
+	rp, ok := p.Sub("reference")
+	if !ok {
+		return nil
+	}
+	ref := &Reference{Path: rp.String("path", task.Required()), SHA256: rp.String("sha256", task.Required())}
+	ref.Name = rp.String("name", task.Default(ref.Path))
+	if rp.Has("path") && ref.Path == "" {
+		rp.Errorf("path", "must not be empty")
+	}
+	if rp.Has("sha256") && !sha256RE.MatchString(ref.SHA256) {
+		rp.Errorf("sha256", "must be 64 lower-case hex digits (sha256sum of the file), got %q", ref.SHA256)
+	}
+	return ref
+}
+
+// read reads the reference's claims.json and checks it against its pin.
+func (ref *Reference) read() (Published, error) {
+	data, err := os.ReadFile(ref.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Published{}, fmt.Errorf("params.reference.path: %s: no such file (the report compares its verdicts with it; run from the repository root)", ref.Path)
+	}
+	if err != nil {
+		return Published{}, fmt.Errorf("params.reference.path: %w", err)
+	}
+	if sum := fmt.Sprintf("%x", sha256.Sum256(data)); sum != ref.SHA256 {
+		return Published{}, fmt.Errorf("params.reference.sha256: %s has sha256 %s, the dag pins %s (republished? pin the new digest)", ref.Path, sum, ref.SHA256)
+	}
+	pub, err := ParseClaims(ref.Path, data)
+	if err != nil {
+		return Published{}, fmt.Errorf("params.reference.path: %w", err)
+	}
+	return pub, nil
 }
 
 // decodeUntested reads the "untested" list: sentences of the paper no
@@ -283,6 +336,7 @@ type runner struct {
 	scale      Scale
 	extensions []string
 	tuning     []Tuning
+	reference  *Reference
 }
 
 func (r *runner) Components() []any { return nil }
@@ -427,6 +481,15 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 	}
 	doc := newDocument(r.title, r.scale, figs, results)
 	doc.Untested = r.untested
+	if r.reference != nil {
+		there, err := r.reference.read()
+		if err != nil {
+			return err
+		}
+		cmp := Compare(there, Published{Path: "this report", Scale: r.scale, Claims: doc.Claims})
+		cmp.A.SHA256 = r.reference.SHA256
+		doc.Reference = &ComparisonSection{Name: r.reference.Name, Comparison: cmp}
+	}
 	js, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

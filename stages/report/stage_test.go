@@ -84,3 +84,31 @@ func TestClaimsValidation(t *testing.T) {
 		t.Errorf("empty claims: %v", e)
 	}
 }
+
+// The reference a report compares with is a path and a pinned SHA-256;
+// each problem is named by its field.
+func TestReferenceValidation(t *testing.T) {
+	claims := []any{map[string]any{"id": "a", "figure": "f", "section": "§1", "text": "t", "stat": "difference", "curves": []any{"x", "y"}, "expect": ">"}}
+	for _, c := range []struct {
+		ref  any
+		want []string
+	}{
+		{map[string]any{"sha256": "ab"}, []string{"params.reference.path: missing", `params.reference.sha256: must be 64 lower-case hex digits (sha256sum of the file), got "ab"`}},
+		{map[string]any{"path": "", "sha256": strings.Repeat("A", 64), "colour": "red"}, []string{"params.reference.path: must not be empty", "params.reference.sha256: must be 64 lower-case hex", "params.reference.colour: unknown parameter"}},
+		{"results/paper/claims.json", []string{"params.reference: must be a mapping"}},
+	} {
+		p := task.NewParams("dag.yaml", "report", map[string]any{"claims": claims, "reference": c.ref})
+		Kind{}.Plan(p)
+		err := p.Err()
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("reference %v: error lacks %q: %v", c.ref, w, err)
+			}
+		}
+	}
+	ok := task.NewParams("dag.yaml", "report", map[string]any{"claims": claims, "reference": map[string]any{"path": "x.json", "sha256": strings.Repeat("0a", 32)}})
+	Kind{}.Plan(ok)
+	if err := ok.Err(); err != nil {
+		t.Errorf("a good reference: %v", err)
+	}
+}
