@@ -19,7 +19,7 @@ const (
 	StatDifference Stat = "difference" // mean(curves[0]) − mean(curves[1]) at each key
 	StatRatio      Stat = "ratio"      // mean(curves[0]) / mean(curves[1]) at each key
 	StatOrder      Stat = "order"      // mean(curves[i]) − mean(curves[i+1]), each consecutive pair, at each key
-	StatCrossover  Stat = "crossover"  // curves[0] − curves[1] > 0 at every key from Between[1] on; the crossover key reported
+	StatCrossover  Stat = "crossover"  // curves[0] − curves[i] > 0 for every i ≥ 1 at every key from Between[1] on; the crossover key reported
 	StatTrend      Stat = "trend"      // per-seed slope of log(ratio) (or of log y, one curve) against log key
 	StatSlope      Stat = "slope"      // per panel: per-seed slope of log y against log x
 	StatFraction   Stat = "fraction"   // each curve's fraction of seeds with y below Below, at each key
@@ -28,6 +28,7 @@ const (
 	StatIncrease   Stat = "increase"   // per curve: the fraction of seeds whose y is larger at the last key than at the first (runs at Cap censored)
 	StatGrowth     Stat = "growth"     // per-seed least-squares slope of curves[0] − curves[1] against the key (linear): does a gap grow?
 	StatBound      Stat = "bound"      // per panel and x: mean(curves[0]) / Bound(x, panel), an upper bound's value there
+	StatScaling    Stat = "scaling"    // per panel, the bracketed horizon from which curves[0] is ahead of every other curve; the log-log slope of it against PanelX (scaling.go)
 )
 
 // Measures: what a claim compares at a point.
@@ -104,6 +105,10 @@ type Claim struct {
 	// Note is this project's reading of the claim's outcome, shown with
 	// the measured evidence where the claim does not hold.
 	Note string
+	// PanelX is each panel's value on a scaling claim's x axis (e.g. a
+	// body's d/p), named XLabel.
+	PanelX map[string]float64
+	XLabel string
 }
 
 // Premise is a condition on the data without which a claim's test has
@@ -210,6 +215,8 @@ func Evaluate(c Claim, t Table) Result {
 		res.Findings, err = increases(c, t)
 	case StatBound:
 		res.Findings, err = bounds(c, t)
+	case StatScaling:
+		res.Findings, res.Summary, res.Verdict, err = scaling(c, t)
 	default:
 		var keys []string
 		var points []*Point
@@ -226,7 +233,7 @@ func Evaluate(c Claim, t Table) Result {
 		res.Verdict = Reported
 	case c.Stat == StatCrossover:
 		res.Summary, res.Verdict = crossover(c, res.Findings)
-	case c.Stat == StatTrend || c.Stat == StatGrowth:
+	case c.Stat == StatTrend || c.Stat == StatGrowth || c.Stat == StatScaling:
 		res.Verdict = res.Summary.Verdict
 	default:
 		res.Verdict = overall(res.Findings)
@@ -324,7 +331,15 @@ func bestWord(c Claim) string {
 // pairs are the curve pairs a difference, ratio, order or crossover
 // compares.
 func (c Claim) pairs() [][2]string {
-	if c.Stat != StatOrder {
+	switch c.Stat {
+	case StatCrossover:
+		var out [][2]string
+		for _, rival := range c.Curves[1:] {
+			out = append(out, [2]string{c.Curves[0], rival})
+		}
+		return out
+	case StatOrder:
+	default:
 		return [][2]string{{c.Curves[0], c.Curves[1]}}
 	}
 	var out [][2]string
@@ -494,7 +509,7 @@ func (c Claim) over() string {
 // check reports a claim that cannot be computed as declared.
 func (c Claim) check() error {
 	need := map[Stat]int{StatValue: 1, StatDifference: 2, StatRatio: 2, StatOrder: 2, StatCrossover: 2, StatTrend: 1, StatSlope: 1,
-		StatFraction: 1, StatMedian: 1, StatBest: 2, StatIncrease: 1, StatGrowth: 2, StatBound: 1}
+		StatFraction: 1, StatMedian: 1, StatBest: 2, StatIncrease: 1, StatGrowth: 2, StatBound: 1, StatScaling: 2}
 	optional := c.Stat == StatValue || c.Stat == StatCrossover || c.reportedOnly()
 	n, ok := need[c.Stat]
 	switch {
@@ -514,6 +529,8 @@ func (c Claim) check() error {
 		return fmt.Errorf("measure must be %q or empty, got %q", MeasureLogAUC, c.Measure)
 	case c.Stat == StatBound && (c.Expect != "<" || !(c.Bound.Coef > 0) || math.IsInf(c.Bound.Coef, 0)):
 		return fmt.Errorf("a bound claim expects < and a positive finite bound coefficient (bound.coef)")
+	case c.Stat == StatScaling && (c.Expect == "<" || len(c.PanelX) == 0):
+		return fmt.Errorf("a scaling claim expects > or ~ of its slope and gives each panel's value (panel_x)")
 	}
 	return nil
 }
@@ -620,20 +637,33 @@ func overall(fs []Finding) Verdict {
 	return v
 }
 
-// crossover judges a crossover claim: curves[0] ahead at every key from
-// Between[1] on holds; behind at one of them (the whole interval on the
-// other side) is contradicted; otherwise it is inconclusive. Keys below that
-// are not judged (the claimed crossover lies in Between). The summary
-// reports the crossover: the smallest key from which curves[0] is ahead
-// at every larger key, if any.
+// crossover judges a crossover claim: curves[0] ahead of every other
+// curve (the rivals: one, or several estimators of one kind) at every key
+// from Between[1] on holds; behind one of them at one of those keys (the
+// whole interval on the other side) is contradicted; otherwise it is
+// inconclusive. Keys below that are not judged (the claimed crossover
+// lies in Between). The summary reports the crossover: the smallest key
+// from which curves[0] is ahead of every rival at every larger key, if
+// any.
 func crossover(c Claim, fs []Finding) (*Finding, Verdict) {
-	s := &Finding{Label: "crossover of " + c.Curves[0] + " over " + c.Curves[1], Lo: math.NaN(), Hi: math.NaN(), Value: math.NaN()}
-	k := len(fs)
-	for k > 0 && fs[k-1].Verdict == Holds {
+	s := &Finding{Label: "crossover of " + c.Curves[0] + " over " + strings.Join(c.Curves[1:], ", "), Lo: math.NaN(), Hi: math.NaN(), Value: math.NaN()}
+	// The keys in order, and whether curves[0] is ahead of every rival
+	// at each.
+	var keys []string
+	ahead := map[string]bool{}
+	for _, f := range fs {
+		if _, seen := ahead[f.Key]; !seen {
+			keys = append(keys, f.Key)
+			ahead[f.Key] = true
+		}
+		ahead[f.Key] = ahead[f.Key] && f.Verdict == Holds
+	}
+	k := len(keys)
+	for k > 0 && ahead[keys[k-1]] {
 		k--
 	}
-	if k < len(fs) {
-		s.Key = fs[k].Key
+	if k < len(keys) {
+		s.Key = keys[k]
 		s.Value, _ = strconv.ParseFloat(s.Key, 64)
 	}
 	var judged []Finding

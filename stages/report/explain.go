@@ -21,6 +21,8 @@ func Explain(r Result) string {
 		why = "It could not be computed: " + r.Problem + "."
 	case r.Verdict == Uninformative:
 		why = "Its premise does not hold in the data, so the test has nothing to measure (" + r.Premise + ")."
+	case c.Stat == StatScaling && r.Summary != nil && r.Verdict != Holds:
+		why = scalingEvidence(r)
 	case r.Verdict == Contradicted || r.Verdict == Inconclusive:
 		why = evidence(r)
 	case r.Verdict == Holds && c.Stat == StatBound:
@@ -141,4 +143,38 @@ func boundMargin(r Result) string {
 	}
 	orders := math.Floor(-math.Log10(worst))
 	return fmt.Sprintf("It holds with a margin: the largest upper 95%% limit over every x and panel is %s of the bound, %s order%s of magnitude below it, so the bound is true here and far from tight: it does not describe how the regret behaves.", num(worst), num(orders), map[bool]string{true: "s"}[orders != 1])
+}
+
+// scalingEvidence gives a scaling claim's brackets and the slopes through
+// them against what it claims.
+func scalingEvidence(r Result) string {
+	c, s := r.Claim, r.Summary
+	var bs []string
+	for _, f := range r.Findings {
+		end := "]"
+		if math.IsInf(f.Hi, 1) {
+			end = ")"
+		}
+		bs = append(bs, fmt.Sprintf("%s (%s) in (%s, %s%s", f.Key, f.X, num(f.Lo), num(f.Hi), end))
+	}
+	out := "The crossover horizons lie at " + strings.Join(bs, ", ") + "; "
+	switch {
+	case math.IsNaN(s.Lo):
+		out += "no power law passes through all of these brackets"
+	case math.IsInf(s.Lo, -1) && math.IsInf(s.Hi, 1):
+		out += "lines of any slope pass through all of them"
+	default:
+		out += fmt.Sprintf("the lines through all of them have slopes in [%s, %s] (least squares through the points: %s)", num(s.Lo), num(s.Hi), num(s.Value))
+	}
+	switch {
+	case c.Expect == "~" && r.Verdict == Contradicted:
+		out += fmt.Sprintf(", which excludes %s", num(c.Threshold))
+	case c.Expect == "~":
+		out += fmt.Sprintf(", which holds %s and 0 alike: these seeds cannot tell the predicted exponent from none", num(c.Threshold))
+	case r.Verdict == Contradicted:
+		out += fmt.Sprintf(", all at or below %s", num(c.Threshold))
+	default:
+		out += fmt.Sprintf(", claimed above %s: these seeds cannot decide it", num(c.Threshold))
+	}
+	return out + "."
 }

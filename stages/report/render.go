@@ -159,7 +159,11 @@ func describe(c Claim) string {
 	case StatOrder:
 		return fmt.Sprintf("%s: consecutive differences of %s %s%s", of, strings.Join(c.Curves, ", "), where, side)
 	case StatCrossover:
-		return fmt.Sprintf("%s − %s > 0 at every key from %s on (the crossover claimed in [%s, %s]) %s", a, c.Curves[1], num(c.Between[1]), num(c.Between[0]), num(c.Between[1]), where)
+		rivals := c.Curves[1]
+		if len(c.Curves) > 2 {
+			rivals = "each of " + strings.Join(c.Curves[1:], ", ")
+		}
+		return fmt.Sprintf("%s − %s > 0 at every key from %s on (the crossover claimed in [%s, %s]) %s", a, rivals, num(c.Between[1]), num(c.Between[0]), num(c.Between[1]), where)
 	case StatTrend:
 		return fmt.Sprintf("slope of log(%s) against log(%s) per seed %s%s", strings.Join(c.Curves, " / "), c.over(), where, side)
 	case StatSlope:
@@ -172,6 +176,12 @@ func describe(c Claim) string {
 			key = " (p the panel's key)"
 		}
 		return fmt.Sprintf("mean of %s / bound, the bound %s%s, at every x, per panel%s", a, c.Bound, key, side)
+	case StatScaling:
+		claimed := "claimed above " + num(c.Threshold)
+		if c.Expect == "~" {
+			claimed = "claimed consistent with " + num(c.Threshold) + " (it inside, 0 outside)"
+		}
+		return fmt.Sprintf("per panel, the horizon from which %s is ahead of %s, bracketed; then the slopes s of the lines log H = c + s·log %s through every bracket, %s", a, strings.Join(c.Curves[1:], " and "), c.xLabel(), claimed)
 	case StatFraction, StatMedian:
 		what := "fraction of seeds below " + num(c.Below) + " of "
 		if c.Stat == StatMedian {

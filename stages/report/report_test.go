@@ -162,6 +162,40 @@ func TestCrossoverAndOrder(t *testing.T) {
 	}
 }
 
+// A crossover over several rivals (ARS against every ExAct estimator):
+// ahead of the best of them at a key only when ahead of each; the summary
+// is the key from which it is ahead of all at every larger key.
+func TestCrossoverOverSeveralRivals(t *testing.T) {
+	var lines []string
+	// ars − exact = −5, 0, 5, 5 and ars − exact_all = −5, −5, −5, 5 at
+	// x = 1..4 (noise −1, 0, 1 over seeds 1..3).
+	for seed, noise := range []float64{-1, 0, 1} {
+		for x, d := range [][2]float64{{-5, -5}, {0, -5}, {5, -5}, {5, 5}} {
+			lines = append(lines, fmt.Sprintf(`"" ars %d %d %v`, seed+1, x+1, 10+noise/2),
+				fmt.Sprintf(`"" exact %d %d %v`, seed+1, x+1, 10-d[0]-noise/2),
+				fmt.Sprintf(`"" exact_all %d %d %v`, seed+1, x+1, 10-d[1]-noise/2))
+		}
+	}
+	tb := unpanelled(t, lines...)
+	one := Evaluate(Claim{Stat: StatCrossover, Curves: []string{"ars", "exact"}, Over: "x", Between: [2]float64{2, 3}}, tb)
+	all := Evaluate(Claim{Stat: StatCrossover, Curves: []string{"ars", "exact", "exact_all"}, Over: "x", Between: [2]float64{2, 3}}, tb)
+	if one.Verdict != Holds || one.Summary.Value != 3 || one.Summary.Label != "crossover of ars over exact" {
+		t.Errorf("against exact alone: %s, summary %+v", one.Verdict, one.Summary)
+	}
+	if all.Verdict != Contradicted || all.Summary.Value != 4 || all.Summary.Label != "crossover of ars over exact, exact_all" {
+		t.Errorf("against exact and exact_all: %s (want contradicted: behind exact_all at 3), summary %+v", all.Verdict, all.Summary)
+	}
+	if len(all.Findings) != 8 || all.Findings[5].Label != "ars − exact_all" || all.Findings[5].Verdict != Contradicted {
+		t.Errorf("findings: %d, the sixth %+v", len(all.Findings), all.Findings[5])
+	}
+	if d := describe(all.Claim); !strings.Contains(d, "ars − each of exact, exact_all > 0 at every key from 3 on") {
+		t.Errorf("describe: %q", d)
+	}
+	if late := Evaluate(Claim{Stat: StatCrossover, Curves: []string{"ars", "exact", "exact_all"}, Over: "x", Between: [2]float64{3, 4}}, tb); late.Verdict != Holds {
+		t.Errorf("ahead of both from 3-4 on: %s", late.Verdict)
+	}
+}
+
 // Exact power laws: a/b = d (trend slope 1) and y = x^−1/2 (slope −1/2),
 // the same slope on every seed, so the intervals collapse onto the values.
 func TestTrendAndSlope(t *testing.T) {

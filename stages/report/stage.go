@@ -36,7 +36,7 @@ func (Kind) Slots() []task.Slot {
 var idRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // claimFields are the keys of one claim in the stage's "claims" list.
-var claimFields = []string{"id", "figure", "section", "text", "stat", "curves", "over", "panel", "keys", "at", "measure", "expect", "threshold", "tolerance", "between", "below", "winner", "cap", "source", "bound", "test", "premise", "note"}
+var claimFields = []string{"id", "figure", "section", "text", "stat", "curves", "over", "panel", "keys", "at", "measure", "expect", "threshold", "tolerance", "between", "below", "winner", "cap", "source", "bound", "test", "premise", "note", "panel_x", "x_label"}
 
 // Plan implements task.Kind. Every problem of every claim is reported,
 // naming it as params.claims[i].field.
@@ -176,7 +176,7 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 	c.Section = cp.String("section", task.Required())
 	c.Text = cp.String("text", task.Required())
 	c.Stat = Stat(cp.String("stat", task.Required(), task.OneOf(string(StatValue), string(StatDifference), string(StatRatio), string(StatOrder), string(StatCrossover), string(StatTrend), string(StatSlope),
-		string(StatFraction), string(StatMedian), string(StatBest), string(StatIncrease), string(StatGrowth), string(StatBound))))
+		string(StatFraction), string(StatMedian), string(StatBest), string(StatIncrease), string(StatGrowth), string(StatBound), string(StatScaling))))
 	c.Measure = cp.String("measure", task.Default(MeasureValue), task.OneOf(MeasureValue, MeasureLogAUC))
 	c.Source = cp.String("source", task.Default("paper"), task.OneOf("paper", "project"))
 	c.Cap = cp.Float("cap", task.Default(0.0), task.Min(0))
@@ -224,6 +224,18 @@ func decodeClaim(p *task.Params, m map[string]any) (Claim, [][2]string) {
 	}
 	if c.Stat == StatFraction {
 		c.Below = cp.Float("below", task.Required())
+	}
+	if c.Stat == StatScaling {
+		c.XLabel = cp.String("x_label", task.Default("x"))
+		if px, ok := cp.Sub("panel_x", task.Required()); ok {
+			c.PanelX = map[string]float64{}
+			for _, k := range px.Keys() {
+				c.PanelX[k] = px.Float(k, task.Required(), task.Min(0))
+				if !(c.PanelX[k] > 0) {
+					px.Errorf(k, "must be positive (a log-log axis), got %v", c.PanelX[k])
+				}
+			}
+		}
 	}
 	c.Note = cp.String("note", task.Default(""))
 	if cp.Has("test") {

@@ -112,3 +112,34 @@ func TestReferenceValidation(t *testing.T) {
 		t.Errorf("a good reference: %v", err)
 	}
 }
+
+// A scaling claim names each panel's value on its log-log x axis; each
+// problem is named by its field.
+func TestScalingClaimValidation(t *testing.T) {
+	claim := func(px any) []any {
+		m := map[string]any{"id": "s", "figure": "f", "section": "§1", "text": "t", "stat": "scaling", "curves": []any{"a", "b"}, "expect": "~", "threshold": 0.5}
+		if px != nil {
+			m["panel_x"] = px
+		}
+		return []any{m}
+	}
+	for _, c := range []struct {
+		px   any
+		want string
+	}{
+		{nil, "params.claims[0].panel_x: missing"},
+		{map[string]any{"swimmer": 0.0}, "params.claims[0].panel_x.swimmer: must be positive"},
+		{map[string]any{"swimmer": "eight"}, "params.claims[0].panel_x.swimmer: must be a number"},
+		{[]any{8.0}, "params.claims[0].panel_x: must be a mapping"},
+	} {
+		p := task.NewParams("dag.yaml", "report", map[string]any{"claims": claim(c.px)})
+		Kind{}.Plan(p)
+		if err := p.Err(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("panel_x %v: error %v, want %q", c.px, err, c.want)
+		}
+	}
+	p := task.NewParams("dag.yaml", "report", map[string]any{"claims": claim(map[string]any{"swimmer": 8.0, "ant": 111.0})})
+	if (Kind{}).Plan(p); p.Err() != nil {
+		t.Errorf("a good scaling claim: %v", p.Err())
+	}
+}

@@ -1,0 +1,154 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"zorepro/stages/plot/crossing"
+)
+
+// MethodBracket is how a scaling claim's intervals are made.
+const MethodBracket = "brackets of paired t intervals (Bonferroni over every horizon of every panel and every rival), and the lines through all of them"
+
+// scaling computes a scaling claim: per panel (a body), the bracket of
+// the horizon from which curves[0] is ahead of every other curve
+// (crossing.Find, each interval at 1 − 0.05/(keys·rivals) so that all
+// brackets hold together with at least 95%), then the slopes s of the
+// lines log H* = c + s·log PanelX[panel] through every bracket
+// (crossing.Slopes) with the least-squares slope through the brackets'
+// points as its value. It returns the panels' findings (reported), the
+// summary and its verdict: for ">" the slopes all above Threshold hold
+// and all at or below it contradict; for "~" Threshold outside the
+// slopes contradicts, inside them with 0 outside holds (consistent with
+// the exponent and not with none), inside with 0 too is inconclusive.
+func scaling(c Claim, t Table) ([]Finding, *Finding, Verdict, error) {
+	panels := c.keep(t.Panels())
+	if len(panels) < 2 {
+		return nil, nil, Inconclusive, fmt.Errorf("a scaling claim needs at least two panels, got %d", len(panels))
+	}
+	rivals := c.Curves[1:]
+	bodies := make([][]crossing.Key, len(panels))
+	xs := make([]float64, len(panels))
+	total := 0
+	for i, panel := range panels {
+		x, ok := c.PanelX[panel]
+		if !ok {
+			return nil, nil, Inconclusive, fmt.Errorf("panel %q has no value in panel_x", panel)
+		}
+		xs[i] = x
+		keys, err := crossingKeys(t, panel, c.Curves)
+		if err != nil {
+			return nil, nil, Inconclusive, err
+		}
+		bodies[i] = keys
+		total += len(keys)
+	}
+	alpha := (1 - Level) / float64(total*len(rivals))
+	label := "crossover horizon of " + c.Curves[0] + " over " + strings.Join(rivals, ", ")
+	method := fmt.Sprintf("bracket of paired t intervals at %s each (Bonferroni: %d horizons × %d rival(s))", num(1-alpha), total, len(rivals))
+	var out []Finding
+	bs := make([]crossing.Bracket, len(panels))
+	n := math.MaxInt
+	var broken []string
+	for i, panel := range panels {
+		b := crossing.Find(bodies[i], alpha)
+		bs[i] = b
+		n = min(n, b.Seeds)
+		f := Finding{Key: panel, Label: label, Value: b.Point, Lo: b.Lo, Hi: b.Hi, Seeds: b.Seeds, Method: method, X: c.xLabel() + " = " + num(xs[i]), Verdict: Reported}
+		if !b.Consistent() {
+			f.Verdict = Inconclusive
+			broken = append(broken, fmt.Sprintf("on %s %s is clearly behind at %s and clearly ahead at %s", panel, c.Curves[0], num(b.Lo), num(b.Hi)))
+		}
+		out = append(out, f)
+	}
+	if len(broken) > 0 {
+		return out, nil, Inconclusive, fmt.Errorf("%s: its advantage changes sign more than once, so there is no single crossover horizon", strings.Join(broken, "; "))
+	}
+	lo, hi, ok := crossing.Slopes(xs, bs)
+	slope, _ := crossing.Fit(xs, bs, c.Threshold)
+	s := &Finding{Key: strings.Join(panels, ", "), Label: "log-log slope of the crossover horizon against " + c.xLabel(), Value: slope, Lo: lo, Hi: hi, Seeds: n,
+		Method: "the slopes of the lines through every panel's bracket (at least 95% joint coverage if each panel's advantage changes sign once); the value is the least-squares slope through the brackets' points"}
+	if !ok {
+		s.Lo, s.Hi = math.NaN(), math.NaN()
+		s.Verdict = Inconclusive
+		if c.Expect == "~" {
+			s.Verdict = Contradicted // no power law at all, so none with this exponent
+		}
+		return out, s, s.Verdict, nil
+	}
+	switch c.Expect {
+	case "~":
+		switch {
+		case !(lo <= c.Threshold && c.Threshold <= hi):
+			s.Verdict = Contradicted
+		case lo > 0 || hi < 0:
+			s.Verdict = Holds
+		default:
+			s.Verdict = Inconclusive
+		}
+	default:
+		s.Verdict = judge(Interval{Value: slope, Lo: lo, Hi: hi}, c.Expect, c.Threshold, 0)
+	}
+	return out, s, s.Verdict, nil
+}
+
+// crossingKeys gathers one panel's keys for crossing.Find: at each x (in
+// increasing order), the per-seed values of curves[0] and of each other
+// curve over the seeds all of them have there.
+func crossingKeys(t Table, panel string, curves []string) ([]crossing.Key, error) {
+	vals := map[float64]map[string]map[uint64]float64{}
+	var xs []float64
+	for _, r := range t {
+		if r.Panel != panel || !slices.Contains(curves, r.Curve) {
+			continue
+		}
+		if vals[r.X] == nil {
+			vals[r.X] = map[string]map[uint64]float64{}
+			xs = append(xs, r.X)
+		}
+		if vals[r.X][r.Curve] == nil {
+			vals[r.X][r.Curve] = map[uint64]float64{}
+		}
+		vals[r.X][r.Curve][r.Seed] = r.Y
+	}
+	if len(xs) == 0 {
+		return nil, fmt.Errorf("%w: panel %q has no points of %s", ErrTable, panel, strings.Join(curves, ", "))
+	}
+	slices.Sort(xs)
+	var keys []crossing.Key
+	for _, x := range xs {
+		var seeds []uint64
+		for s := range vals[x][curves[0]] {
+			all := true
+			for _, cv := range curves[1:] {
+				_, has := vals[x][cv][s]
+				all = all && has
+			}
+			if all {
+				seeds = append(seeds, s)
+			}
+		}
+		if len(seeds) < 2 {
+			return nil, fmt.Errorf("panel %q at x = %s: %d seed(s) shared by %s; a bracket needs paired values of at least two", panel, num(x), len(seeds), strings.Join(curves, ", "))
+		}
+		slices.Sort(seeds)
+		k := crossing.Key{At: x}
+		for _, s := range seeds {
+			k.Leader = append(k.Leader, vals[x][curves[0]][s])
+		}
+		for _, cv := range curves[1:] {
+			var r []float64
+			for _, s := range seeds {
+				r = append(r, vals[x][cv][s])
+			}
+			k.Rivals = append(k.Rivals, r)
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// xLabel names a scaling claim's panel values ("d/p").
+func (c Claim) xLabel() string { return cmpOr(c.XLabel, "x") }
