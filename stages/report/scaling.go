@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"zorepro/stages/plot/crossing"
@@ -28,49 +27,40 @@ func scaling(c Claim, t Table) ([]Finding, *Finding, Verdict, error) {
 	if len(panels) < 2 {
 		return nil, nil, Inconclusive, fmt.Errorf("a scaling claim needs at least two panels, got %d", len(panels))
 	}
-	rivals := c.Curves[1:]
-	bodies := make([][]crossing.Key, len(panels))
 	xs := make([]float64, len(panels))
-	total := 0
 	for i, panel := range panels {
 		x, ok := c.PanelX[panel]
 		if !ok {
 			return nil, nil, Inconclusive, fmt.Errorf("panel %q has no value in panel_x", panel)
 		}
 		xs[i] = x
-		keys, err := crossingKeys(t, panel, c.Curves)
-		if err != nil {
-			return nil, nil, Inconclusive, err
-		}
-		bodies[i] = keys
-		total += len(keys)
 	}
-	alpha := (1 - Level) / float64(total*len(rivals))
-	label := "crossover horizon of " + c.Curves[0] + " over " + strings.Join(rivals, ", ")
-	method := fmt.Sprintf("bracket of paired t intervals at %s each (Bonferroni: %d horizons × %d rival(s))", num(1-alpha), total, len(rivals))
+	an, err := crossing.Analyze(t, panels, xs, c.Curves)
+	if err != nil {
+		return nil, nil, Inconclusive, fmt.Errorf("%w: %v", ErrTable, err)
+	}
+	label := "crossover horizon of " + c.Curves[0] + " over " + strings.Join(c.Curves[1:], ", ")
+	method := fmt.Sprintf("bracket of paired t intervals at %s each (Bonferroni: %d horizons × %d rival(s))", num(1-an.Alpha), an.Horizons, an.Rivals)
 	var out []Finding
-	bs := make([]crossing.Bracket, len(panels))
 	n := math.MaxInt
 	var broken []string
-	for i, panel := range panels {
-		b := crossing.Find(bodies[i], alpha)
-		bs[i] = b
+	for i, b := range an.Brackets {
 		n = min(n, b.Seeds)
-		f := Finding{Key: panel, Label: label, Value: b.Point, Lo: b.Lo, Hi: b.Hi, Seeds: b.Seeds, Method: method, X: c.xLabel() + " = " + num(xs[i]), Verdict: Reported}
+		f := Finding{Key: panels[i], Label: label, Value: b.Point, Lo: b.Lo, Hi: b.Hi, Seeds: b.Seeds, Method: method, X: c.xLabel() + " = " + num(xs[i]), Verdict: Reported}
 		if !b.Consistent() {
 			f.Verdict = Inconclusive
-			broken = append(broken, fmt.Sprintf("on %s %s is clearly behind at %s and clearly ahead at %s", panel, c.Curves[0], num(b.Lo), num(b.Hi)))
+			broken = append(broken, fmt.Sprintf("on %s %s is clearly behind at %s and clearly ahead at %s", panels[i], c.Curves[0], num(b.Lo), num(b.Hi)))
 		}
 		out = append(out, f)
 	}
 	if len(broken) > 0 {
 		return out, nil, Inconclusive, fmt.Errorf("%s: its advantage changes sign more than once, so there is no single crossover horizon", strings.Join(broken, "; "))
 	}
-	lo, hi, ok := crossing.Slopes(xs, bs)
-	slope, _ := crossing.Fit(xs, bs, c.Threshold)
+	lo, hi := an.Lo, an.Hi
+	slope, _ := crossing.Fit(xs, an.Brackets, c.Threshold)
 	s := &Finding{Key: strings.Join(panels, ", "), Label: "log-log slope of the crossover horizon against " + c.xLabel(), Value: slope, Lo: lo, Hi: hi, Seeds: n,
 		Method: "the slopes of the lines through every panel's bracket (at least 95% joint coverage if each panel's advantage changes sign once); the value is the least-squares slope through the brackets' points"}
-	if !ok {
+	if !an.OK {
 		s.Lo, s.Hi = math.NaN(), math.NaN()
 		s.Verdict = Inconclusive
 		if c.Expect == "~" {
@@ -92,62 +82,6 @@ func scaling(c Claim, t Table) ([]Finding, *Finding, Verdict, error) {
 		s.Verdict = judge(Interval{Value: slope, Lo: lo, Hi: hi}, c.Expect, c.Threshold, 0)
 	}
 	return out, s, s.Verdict, nil
-}
-
-// crossingKeys gathers one panel's keys for crossing.Find: at each x (in
-// increasing order), the per-seed values of curves[0] and of each other
-// curve over the seeds all of them have there.
-func crossingKeys(t Table, panel string, curves []string) ([]crossing.Key, error) {
-	vals := map[float64]map[string]map[uint64]float64{}
-	var xs []float64
-	for _, r := range t {
-		if r.Panel != panel || !slices.Contains(curves, r.Curve) {
-			continue
-		}
-		if vals[r.X] == nil {
-			vals[r.X] = map[string]map[uint64]float64{}
-			xs = append(xs, r.X)
-		}
-		if vals[r.X][r.Curve] == nil {
-			vals[r.X][r.Curve] = map[uint64]float64{}
-		}
-		vals[r.X][r.Curve][r.Seed] = r.Y
-	}
-	if len(xs) == 0 {
-		return nil, fmt.Errorf("%w: panel %q has no points of %s", ErrTable, panel, strings.Join(curves, ", "))
-	}
-	slices.Sort(xs)
-	var keys []crossing.Key
-	for _, x := range xs {
-		var seeds []uint64
-		for s := range vals[x][curves[0]] {
-			all := true
-			for _, cv := range curves[1:] {
-				_, has := vals[x][cv][s]
-				all = all && has
-			}
-			if all {
-				seeds = append(seeds, s)
-			}
-		}
-		if len(seeds) < 2 {
-			return nil, fmt.Errorf("panel %q at x = %s: %d seed(s) shared by %s; a bracket needs paired values of at least two", panel, num(x), len(seeds), strings.Join(curves, ", "))
-		}
-		slices.Sort(seeds)
-		k := crossing.Key{At: x}
-		for _, s := range seeds {
-			k.Leader = append(k.Leader, vals[x][curves[0]][s])
-		}
-		for _, cv := range curves[1:] {
-			var r []float64
-			for _, s := range seeds {
-				r = append(r, vals[x][cv][s])
-			}
-			k.Rivals = append(k.Rivals, r)
-		}
-		keys = append(keys, k)
-	}
-	return keys, nil
 }
 
 // xLabel names a scaling claim's panel values ("d/p").

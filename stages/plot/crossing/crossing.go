@@ -1,9 +1,15 @@
 package crossing
 
 import (
+	"fmt"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"zorepro/stages/plot/seedscsv"
 )
 
 // Key is one horizon of one body: the leader's per-seed values and each
@@ -172,4 +178,104 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// Scaling is the crossover analysis of a figure's bodies (panels): each
+// body's bracket, every interval at level 1 − Alpha with Alpha = 0.05
+// divided by the intervals taken (Bonferroni), and the slopes of the
+// power laws through all brackets.
+type Scaling struct {
+	Panels   []string
+	X        []float64 // each panel's value on the log-log x axis (d/p)
+	Brackets []Bracket
+	Alpha    float64
+	Horizons int // keys over all panels
+	Rivals   int
+	// Lo and Hi bound the slopes of the lines through every bracket;
+	// OK is false when no line passes through all (or a bracket is
+	// inconsistent).
+	Lo, Hi float64
+	OK     bool
+}
+
+// Analyze brackets the horizon from which curves[0] is ahead of every
+// other curve in each panel of rows (x: each panel's value), and the
+// slopes through the brackets.
+func Analyze(rows []seedscsv.Row, panels []string, x []float64, curves []string) (Scaling, error) {
+	s := Scaling{Panels: panels, X: x, Rivals: len(curves) - 1}
+	bodies := make([][]Key, len(panels))
+	for i, panel := range panels {
+		keys, err := Keys(rows, panel, curves)
+		if err != nil {
+			return s, err
+		}
+		bodies[i] = keys
+		s.Horizons += len(keys)
+	}
+	s.Alpha = 0.05 / float64(s.Horizons*s.Rivals)
+	for _, keys := range bodies {
+		s.Brackets = append(s.Brackets, Find(keys, s.Alpha))
+	}
+	s.Lo, s.Hi, s.OK = Slopes(x, s.Brackets)
+	return s, nil
+}
+
+// Keys gathers one panel's keys: at each x (in increasing order), the
+// per-seed values of curves[0] and of each other curve over the seeds all
+// of them have there, in seed order.
+func Keys(rows []seedscsv.Row, panel string, curves []string) ([]Key, error) {
+	type at struct {
+		x     float64
+		curve string
+	}
+	vals := map[at]map[uint64]float64{}
+	var xs []float64
+	for _, r := range rows {
+		if r.Panel != panel || !slices.Contains(curves, r.Curve) {
+			continue
+		}
+		k := at{r.X, r.Curve}
+		if vals[k] == nil {
+			vals[k] = map[uint64]float64{}
+		}
+		if !slices.Contains(xs, r.X) {
+			xs = append(xs, r.X)
+		}
+		vals[k][r.Seed] = r.Y
+	}
+	if len(xs) == 0 {
+		return nil, fmt.Errorf("panel %q has no points of %s", panel, strings.Join(curves, ", "))
+	}
+	slices.Sort(xs)
+	var keys []Key
+	for _, x := range xs {
+		var seeds []uint64
+		for s := range vals[at{x, curves[0]}] {
+			all := true
+			for _, cv := range curves[1:] {
+				_, has := vals[at{x, cv}][s]
+				all = all && has
+			}
+			if all {
+				seeds = append(seeds, s)
+			}
+		}
+		if len(seeds) < 2 {
+			return nil, fmt.Errorf("panel %q at x = %s: %d seed(s) shared by %s; a bracket needs paired values of at least two", panel, strconv.FormatFloat(x, 'g', -1, 64), len(seeds), strings.Join(curves, ", "))
+		}
+		slices.Sort(seeds)
+		k := Key{At: x}
+		for _, s := range seeds {
+			k.Leader = append(k.Leader, vals[at{x, curves[0]}][s])
+		}
+		for _, cv := range curves[1:] {
+			r := make([]float64, len(seeds))
+			for i, s := range seeds {
+				r[i] = vals[at{x, cv}][s]
+			}
+			k.Rivals = append(k.Rivals, r)
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
 }
