@@ -73,8 +73,9 @@ type runner struct {
 	companionLogY          bool   // also a companion figure on a log y axis
 	capLabel               string // final mode: label of the line at converged_below ("" for none)
 	ratio                  *ratioView
-	bounds                 []curveBound // reference curves drawn beside a curve
-	companionConverged     bool         // final mode: also <figure>-converged-view.png/svg
+	bounds                 []curveBound    // reference curves drawn beside a curve
+	companionConverged     bool            // final mode: also <figure>-converged-view.png/svg
+	crossover              *crossoverViews // final mode: the crossover experiment's difference and scaling views
 }
 
 // curveBound is an upper bound on a curve drawn beside it, dashed:
@@ -235,6 +236,10 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 		if r.companionConverged && r.convergedBelow == nil {
 			p.Errorf("companion_converged", "needs converged_below, the budget runs stop at")
 		}
+		// companion_crossover: also <figure>-difference-view.png/svg/csv
+		// and <figure>-scaling-view.png/svg with <figure>-scaling.csv
+		// (crossover.go).
+		r.crossover = decodeCrossoverViews(p, r.curves)
 	}
 	return r
 }
@@ -286,6 +291,13 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 			}
 			outputs = append(outputs, output{r.figure + "-converged-view.png", png}, output{r.figure + "-converged-view.svg", svg})
 		}
+	}
+	if r.mode == ModeFinal && r.crossover != nil {
+		more, err := r.crossover.outputs(r.figure, spec, series, panelOrder)
+		if err != nil {
+			return err
+		}
+		outputs = append(outputs, more...)
 	}
 	if r.mode == ModeFinal && r.fit {
 		outputs = append(outputs, output{r.figure + "-fit.csv", FitCSV(series)}, output{r.figure + "-ratio.csv", RatioCSV(series, panelOrder, r.curves)})

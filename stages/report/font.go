@@ -26,23 +26,22 @@ const (
 	fontCredit   = "The figures' text is set in " + figureFamily + ", a subset of Liberation Serif (© Red Hat, Inc., SIL Open Font License 1.1) embedded in this page."
 )
 
-// figureSVGs are one figure's SVG documents as the page inlines them.
-type figureSVGs struct{ main, companion, ratioView, converged []byte }
+// figureSVGs are one figure's SVG documents as the page inlines them: the
+// figure, and its companion views by companionViews (nil: none).
+type figureSVGs struct {
+	main  []byte
+	views [][]byte
+}
 
 // pageSVGs inlines every figure's SVGs, their text set in figureFamily.
 func pageSVGs(figs []*Figure) map[*Figure]figureSVGs {
 	out := make(map[*Figure]figureSVGs, len(figs))
 	for _, f := range figs {
-		var s figureSVGs
-		s.main = inlineFigure(f.svg)
-		if f.companion != nil {
-			s.companion = inlineFigure(f.companion)
-		}
-		if f.ratioView != nil {
-			s.ratioView = inlineFigure(f.ratioView)
-		}
-		if f.converged != nil {
-			s.converged = inlineFigure(f.converged)
+		s := figureSVGs{main: inlineFigure(f.svg), views: make([][]byte, len(f.views))}
+		for i, v := range f.views {
+			if v != nil {
+				s.views[i] = inlineFigure(v)
+			}
 		}
 		out[f] = s
 	}
@@ -60,7 +59,7 @@ var svgText = regexp.MustCompile(`(?s)<text[^>]*>(.*?)</text>`)
 func fontFace(svgs map[*Figure]figureSVGs) string {
 	seen := map[rune]bool{}
 	for _, s := range svgs {
-		for _, doc := range [][]byte{s.main, s.companion, s.ratioView, s.converged} {
+		for _, doc := range append([][]byte{s.main}, s.views...) {
 			for _, m := range svgText.FindAllSubmatch(doc, -1) {
 				for _, r := range html.UnescapeString(string(m[1])) {
 					seen[r] = true

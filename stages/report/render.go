@@ -434,14 +434,10 @@ func (d *Document) Markdown() []byte {
 			b.WriteString("*This project's addition, not a figure of the paper.*\n\n")
 		}
 		fmt.Fprintf(&b, "![%s](%s.svg)\n\n", f.Name, f.Name)
-		if f.companion != nil {
-			fmt.Fprintf(&b, "![%s on a log y axis](%s-logy.svg)\n\n*The same numbers on a log y axis (a companion view, not a figure of the paper).*\n\n", f.Name, f.Name)
-		}
-		if f.ratioView != nil {
-			fmt.Fprintf(&b, "![%s as a ratio](%s-ratio-view.svg)\n\n*The same numbers as the ratio of the two methods' mean returns (a companion view, not a figure of the paper).*\n\n", f.Name, f.Name)
-		}
-		if f.converged != nil {
-			fmt.Fprintf(&b, "![%s: fraction converged](%s-converged-view.svg)\n\n*The fraction of seeds that converged at each x, with its Clopper–Pearson 95%% interval (a companion view, not a figure of the paper).*\n\n", f.Name, f.Name)
+		for i, v := range companionViews {
+			if f.views[i] != nil {
+				fmt.Fprintf(&b, "![%s%s](%s%s)\n\n*%s*\n\n", f.Name, v.alt, f.Name, v.suffix, v.markdown)
+			}
 		}
 		for _, c := range d.Claims {
 			if c.Figure != f.Name {
@@ -530,14 +526,10 @@ func (d *Document) HTML(figs []*Figure) []byte {
 			b.WriteString("<p class=\"extension\">This project's addition, not a figure of the paper.</p>\n")
 		}
 		fmt.Fprintf(&b, "<figure class=\"figure\">\n%s\n</figure>\n", svgs[f].main)
-		if f.companion != nil {
-			fmt.Fprintf(&b, "<figure class=\"companion\">\n%s\n<figcaption>The same numbers on a log y axis, where the final values the paper's linear axis squeezes together can be told apart (a companion view, not a figure of the paper).</figcaption>\n</figure>\n", svgs[f].companion)
-		}
-		if f.ratioView != nil {
-			fmt.Fprintf(&b, "<figure class=\"companion\">\n%s\n<figcaption>The same numbers as the ratio of the two methods' mean returns at each horizon, on one scale for both environments (a companion view, not a figure of the paper).</figcaption>\n</figure>\n", svgs[f].ratioView)
-		}
-		if f.converged != nil {
-			fmt.Fprintf(&b, "<figure class=\"companion\">\n%s\n<figcaption>The fraction of seeds that converged at each x, with its Clopper–Pearson 95%% interval: the mean above counts a run that never converged at the cap, so it cannot say how many did (a companion view, not a figure of the paper).</figcaption>\n</figure>\n", svgs[f].converged)
+		for i, v := range companionViews {
+			if svgs[f].views[i] != nil {
+				fmt.Fprintf(&b, "<figure class=\"companion\">\n%s\n<figcaption>%s</figcaption>\n</figure>\n", svgs[f].views[i], v.html)
+			}
 		}
 		for _, c := range d.Claims {
 			if c.Figure != f.Name {
@@ -560,6 +552,22 @@ func (d *Document) HTML(figs []*Figure) []byte {
 	}
 	fmt.Fprintf(&b, "<footer class=\"prov\">%s</footer>\n</body>\n</html>\n", e(fontCredit))
 	return b.Bytes()
+}
+
+// companionViews are the views a plot may make beside its figure, in the
+// order the report shows them: the file suffix, the Markdown image's alt
+// text after the figure's name, and the caption in Markdown and in HTML.
+var companionViews = []struct{ suffix, alt, markdown, html string }{
+	{"-logy.svg", " on a log y axis", "The same numbers on a log y axis (a companion view, not a figure of the paper).",
+		"The same numbers on a log y axis, where the final values the paper's linear axis squeezes together can be told apart (a companion view, not a figure of the paper)."},
+	{"-ratio-view.svg", " as a ratio", "The same numbers as the ratio of the two methods' mean returns (a companion view, not a figure of the paper).",
+		"The same numbers as the ratio of the two methods' mean returns at each horizon, on one scale for both environments (a companion view, not a figure of the paper)."},
+	{"-converged-view.svg", ": fraction converged", "The fraction of seeds that converged at each x, with its Clopper–Pearson 95% interval (a companion view, not a figure of the paper).",
+		"The fraction of seeds that converged at each x, with its Clopper–Pearson 95% interval: the mean above counts a run that never converged at the cap, so it cannot say how many did (a companion view, not a figure of the paper)."},
+	{"-difference-view.svg", ": differences", "The leader's return minus each rival's, seed by seed, with its 95% paired t interval at each horizon (a companion view, not a figure of the paper).",
+		"The leader's final return minus each rival's, seed by seed, with the 95% paired t interval at each horizon: above 0 the leader is ahead (a companion view, not a figure of the paper)."},
+	{"-scaling-view.svg", ": crossover horizon against d/p", "Each body's crossover horizon, bracketed as the scaling claims judge it, against d/p on log-log axes, beside the theory's slope (a companion view, not a figure of the paper).",
+		"Each body's crossover horizon, bracketed as the scaling claims below judge it (all brackets hold together with at least 95% if the advantage changes sign once), against d/p on log-log axes, beside the theory's slope ½ (a companion view, not a figure of the paper)."},
 }
 
 // projectNote marks, in HTML, a claim whose threshold this project chose.

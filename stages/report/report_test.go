@@ -423,3 +423,28 @@ func TestClaimAboutPointsNotComputedIsNotRun(t *testing.T) {
 		t.Errorf("a curve with no points in the panel: %s %q", r.Verdict, r.Problem)
 	}
 }
+
+// The companion views a plot made are shown under its figure, in the
+// order of companionViews, each with its caption; a view not made is not
+// mentioned.
+func TestCompanionViewsShown(t *testing.T) {
+	svg := func(s string) []byte {
+		return []byte(`<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><text style="font-family:Liberation Serif;">` + s + `</text></svg>`)
+	}
+	f := &Figure{Name: "crossover", svg: svg("main"), views: make([][]byte, len(companionViews))}
+	f.views[3], f.views[4] = svg("differences"), svg("scaling")
+	d := newDocument("t", Scale{Profile: "crossover"}, []*Figure{f}, nil)
+	page, md := string(d.HTML([]*Figure{f})), string(d.Markdown())
+	di, si := strings.Index(page, ">differences</text>"), strings.Index(page, ">scaling</text>")
+	if di < 0 || si < di || !strings.Contains(page[di:], "<figcaption>The leader's final return minus each rival's") || !strings.Contains(page[si:], "<figcaption>Each body's crossover horizon, bracketed") {
+		t.Errorf("the page does not show the difference and scaling views, in order, with their captions")
+	}
+	for _, want := range []string{"![crossover: differences](crossover-difference-view.svg)", "![crossover: crossover horizon against d/p](crossover-scaling-view.svg)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "ratio-view") || strings.Contains(page, "ratio of the two methods") {
+		t.Error("a view the plot did not make is mentioned")
+	}
+}

@@ -367,12 +367,10 @@ type Figure struct {
 	// Curves are each curve's seeds and the x range it covers.
 	Curves []CurveScale `json:"curves"`
 	// Hyper says where its hyperparameters come from (Tuning).
-	Hyper     string `json:"hyperparameters,omitempty"`
-	svg       []byte
-	companion []byte // the same numbers on a log y axis, if the plot made one
-	ratioView []byte // one curve over another (Fig. 3d's ARS/ExAct), if the plot made one
-	converged []byte // the fraction of seeds that converged (Fig. 3c), if the plot made one
-	table     Table
+	Hyper string `json:"hyperparameters,omitempty"`
+	svg   []byte
+	views [][]byte // the companion views the plot made, by companionViews (nil: not made)
+	table Table
 }
 
 // CurveScale is the scale one curve of a figure was made at: its seeds
@@ -449,19 +447,12 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 				return err
 			}
 			f.Curves = curveScales(f.table)
-			if slices.Contains(in.Names(), stem+"-ratio-view.svg") {
-				if f.ratioView, err = in.Read(stem + "-ratio-view.svg"); err != nil {
-					return err
-				}
-			}
-			if slices.Contains(in.Names(), stem+"-converged-view.svg") {
-				if f.converged, err = in.Read(stem + "-converged-view.svg"); err != nil {
-					return err
-				}
-			}
-			if slices.Contains(in.Names(), stem+"-logy.svg") {
-				if f.companion, err = in.Read(stem + "-logy.svg"); err != nil {
-					return err
+			f.views = make([][]byte, len(companionViews))
+			for i, v := range companionViews {
+				if slices.Contains(in.Names(), stem+v.suffix) {
+					if f.views[i], err = in.Read(stem + v.suffix); err != nil {
+						return err
+					}
 				}
 			}
 			f.Extension = slices.Contains(r.extensions, stem)

@@ -1,0 +1,92 @@
+package plot
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"zorepro/stages/plot/crossing"
+)
+
+// crossoverSeries are three bodies (x = 1, 4, 16) at H = 1, 2, 4, 8, 16
+// where ARS's advantage over ExAct is 40·log(H/H*), H* = 1.5·√x, and
+// over ExAct (all steps) 5 less, paired noise −1, 0, +1 over three seeds.
+func crossoverSeries() []Series {
+	var out []Series
+	hs := []float64{1, 2, 4, 8, 16}
+	for _, x := range []float64{1, 4, 16} {
+		panel := map[float64]string{1: "a", 4: "b", 16: "c"}[x]
+		for seed, noise := range []float64{-1, 0, 1} {
+			ars, exact, all := Series{Panel: panel, Curve: "arsv1", Seed: uint64(seed + 1)}, Series{Panel: panel, Curve: "exact", Seed: uint64(seed + 1)}, Series{Panel: panel, Curve: "exact_all", Seed: uint64(seed + 1)}
+			for _, h := range hs {
+				adv := 40 * math.Log(h/(1.5*math.Sqrt(x)))
+				ars.X, ars.Y = append(ars.X, h), append(ars.Y, 100+adv+noise/2)
+				exact.X, exact.Y = append(exact.X, h), append(exact.Y, 100-noise/2)
+				all.X, all.Y = append(all.X, h), append(all.Y, 105-noise/2)
+			}
+			out = append(out, ars, exact, all)
+		}
+	}
+	return out
+}
+
+// The difference view is the leader minus each rival per body, with the
+// 95% paired t interval (here ±1·t(0.975, 2)/√3 around the difference);
+// the scaling view draws each body's bracket as crossing.Analyze computes
+// it (the report's scaling claims use the same), the point where the
+// mean advantage turns positive, and the theory's slope through the
+// points; its table lists them.
+func TestCrossoverViews(t *testing.T) {
+	v := &crossoverViews{leader: "arsv1", rivals: []string{"exact", "exact_all"}, scaling: []string{"exact"}, panelX: map[string]float64{"a": 1, "b": 4, "c": 16}, xLabel: "d/p", slope: 0.5}
+	spec := Spec{Title: "t", Caption: "c", Panels: []PanelSpec{{Key: "a", Title: "A"}, {Key: "b", Title: "B"}, {Key: "c", Title: "C"}},
+		Curves: []CurveStyle{{Key: "arsv1", Label: "ARS"}, {Key: "exact", Label: "ExAct"}, {Key: "exact_all", Label: "ExAct (all steps)"}}}
+	series := crossoverSeries()
+	rs := rows(series)
+	ds, dc, err := v.differenceView(spec, rs, []string{"a", "b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dc) != 6 || dc[1].Panel != "a" || dc[1].Curve != "exact_all" || len(dc[1].X) != 5 {
+		t.Fatalf("difference curves: %+v", dc)
+	}
+	half := 4.302652729911275 / math.Sqrt(3) // t(0.975, 2)·sd 1/√3
+	want := 40*math.Log(4/1.5) - 5                   // ARS − ExAct (all steps) at body a, H = 4
+	if got := dc[1]; math.Abs(got.Mean[2]-want) > 1e-9 || math.Abs(got.Hi[2]-got.Mean[2]-half) > 1e-9 || got.N != 3 {
+		t.Errorf("a, exact_all at H = 4: %v [%v, %v], want %v ± %v", got.Mean[2], got.Lo[2], got.Hi[2], want, half)
+	}
+	if ds.Curves[0].Label != "ARS − ExAct" || ds.Panels[0].HLines[0].Y != 0 {
+		t.Errorf("difference spec: %+v %+v", ds.Curves, ds.Panels[0].HLines)
+	}
+	ss, sc, table, err := v.scalingView(spec, rs, []string{"a", "b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	an, _ := crossing.Analyze(rs, []string{"a", "b", "c"}, []float64{1, 4, 16}, []string{"arsv1", "exact"})
+	for i, b := range an.Brackets {
+		if sc[0].X[3*i] != []float64{1, 4, 16}[i] || sc[0].Mean[3*i] != b.Lo || sc[0].Mean[3*i+1] != b.Hi || !math.IsNaN(sc[0].Mean[3*i+2]) {
+			t.Errorf("bracket bar %d: %v %v, want (%v, %v]", i, sc[0].X[3*i:3*i+3], sc[0].Mean[3*i:3*i+3], b.Lo, b.Hi)
+		}
+		if math.Abs(sc[1].Mean[3*i]-b.Point) > 1e-12 {
+			t.Errorf("tick %d at %v, want %v", i, sc[1].Mean[3*i], b.Point)
+		}
+	}
+	if !strings.HasPrefix(string(table), "panel,x,lo,hi,point,seeds,alpha\na,1,1,2,1.5,3,0.0033333333333333335\nb,4,2,4,2.99999") || strings.Count(string(table), "\n") != 4 {
+		t.Errorf("table:\n%s", table)
+	}
+	g := ss.Panels[0].Guides
+	if len(g) != 1 || math.Abs(math.Log(g[0].Y[1]/g[0].Y[0])/math.Log(g[0].X[1]/g[0].X[0])-0.5) > 1e-12 {
+		t.Errorf("the theory's line: %+v", g)
+	}
+	for _, w := range []string{"A: 1 < H* ≤ 2; B: 2 < H* ≤ 4; C: 4 < H* ≤ 8.", "The lines through every bracket have slopes in [0.25, 0.75]", "least squares through the ticks: 0.5"} {
+		if !strings.Contains(ss.Caption, w) {
+			t.Errorf("caption lacks %q:\n%s", w, ss.Caption)
+		}
+	}
+	if _, _, err := Render(ss, sc); err != nil {
+		t.Errorf("render the scaling view: %v", err)
+	}
+	delete(v.panelX, "c")
+	if _, _, _, err := v.scalingView(spec, rs, []string{"a", "b", "c"}); err == nil || !strings.Contains(err.Error(), `panel "c" has no value in panel_x`) {
+		t.Errorf("a panel without its value: %v", err)
+	}
+}
