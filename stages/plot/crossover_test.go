@@ -50,7 +50,7 @@ func TestCrossoverViews(t *testing.T) {
 		t.Fatalf("difference curves: %+v", dc)
 	}
 	half := 4.302652729911275 / math.Sqrt(3) // t(0.975, 2)·sd 1/√3
-	want := 40*math.Log(4/1.5) - 5                   // ARS − ExAct (all steps) at body a, H = 4
+	want := 40*math.Log(4/1.5) - 5           // ARS − ExAct (all steps) at body a, H = 4
 	if got := dc[1]; math.Abs(got.Mean[2]-want) > 1e-9 || math.Abs(got.Hi[2]-got.Mean[2]-half) > 1e-9 || got.N != 3 {
 		t.Errorf("a, exact_all at H = 4: %v [%v, %v], want %v ± %v", got.Mean[2], got.Lo[2], got.Hi[2], want, half)
 	}
