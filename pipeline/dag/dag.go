@@ -286,9 +286,9 @@ func build(file string, raw map[string]any, profile string, kinds map[string]tas
 	c := &collector{file: file, planned: planned}
 	for _, k := range sortedKeys(raw) {
 		switch k {
-		case "version", "seeds", "stages", "profiles":
+		case "version", "seeds", "tables", "stages", "profiles":
 		default:
-			c.add("", k, "unknown top-level field (known: version, seeds, stages, profiles)")
+			c.add("", k, "unknown top-level field (known: version, seeds, tables, stages, profiles)")
 		}
 	}
 	switch v, ok := raw["version"]; {
@@ -303,7 +303,7 @@ func build(file string, raw map[string]any, profile string, kinds map[string]tas
 		return nil, c.problems() // the other checks would only repeat it less clearly
 	}
 	seeds := decodeSeeds(c, "seeds", raw["seeds"])
-	stages := decodeStages(c, raw["stages"], kinds)
+	stages := decodeStages(c, raw["stages"], kinds, decodeTables(c, raw["tables"]))
 	profiles := asMap(raw["profiles"])
 	if raw["profiles"] != nil && profiles == nil {
 		c.add("", "profiles", "must be a mapping of profile name to overrides")
@@ -448,7 +448,7 @@ func decodeSeeds(c *collector, field string, v any) map[string][]int64 {
 	return out
 }
 
-func decodeStages(c *collector, v any, kinds map[string]task.Kind) []*Stage {
+func decodeStages(c *collector, v any, kinds map[string]task.Kind, tables map[string]Table) []*Stage {
 	l, ok := v.([]any)
 	if !ok || len(l) == 0 {
 		c.add("", "stages", "must be a non-empty list of stages")
@@ -478,9 +478,9 @@ func decodeStages(c *collector, v any, kinds map[string]task.Kind) []*Stage {
 		names[name] = i
 		for _, k := range sortedKeys(m) {
 			switch k {
-			case "name", "kind", "params", "matrix", "inputs", "overrides", "exclude", "profiles":
+			case "name", "kind", "params", "matrix", "inputs", "overrides", "table_overrides", "exclude", "profiles":
 			default:
-				c.add(name, k, "unknown field (known: name, kind, params, matrix, inputs, overrides, exclude, profiles)")
+				c.add(name, k, "unknown field (known: name, kind, params, matrix, inputs, overrides, table_overrides, exclude, profiles)")
 			}
 		}
 		s.Kind, _ = m["kind"].(string)
@@ -493,6 +493,7 @@ func decodeStages(c *collector, v any, kinds map[string]task.Kind) []*Stage {
 		s.Matrix = decodeMatrix(c, name, "matrix", m["matrix"])
 		s.Inputs = decodeInputs(c, name, m["inputs"])
 		s.Overrides = decodeOverrides(c, name, "overrides", m["overrides"])
+		s.Overrides = append(s.Overrides, decodeTableOverrides(c, name, "table_overrides", m["table_overrides"], tables)...)
 		s.Exclude = decodeExclude(c, name, "exclude", m["exclude"])
 		if v, ok := m["profiles"]; ok {
 			s.Profiles = decodeNames(c, name, "profiles", v)
@@ -1113,10 +1114,10 @@ func (x *expander) checkStage() {
 			seen[t] = true
 		}
 	}
-	for i, o := range s.Overrides {
+	for _, o := range s.Overrides {
 		for _, ax := range sortedKeys(o.When) {
 			if !axisNames[ax] {
-				c.add(s.Name, fmt.Sprintf("overrides[%d].when.%s", i, ax), "stage has no axis %q", ax)
+				c.add(s.Name, o.Field+".when."+ax, "stage has no axis %q", ax)
 			}
 		}
 	}

@@ -30,6 +30,9 @@ func (fitKind) Plan(p *task.Params) task.Runner {
 		p.Errorf("top", "%d is out of range (must be <= directions = %d)", top, n)
 	}
 	p.String("method", task.Default("ars"), task.OneOf("ars", "sgd"))
+	if r, ok := p.Sub("reference"); ok { // as a tune kind marks a published point
+		r.Float("alpha", task.Required(), task.Above(0))
+	}
 	return nopRunner{}
 }
 
@@ -149,6 +152,41 @@ func TestInputListFeedsOneSlot(t *testing.T) {
 	}
 }
 
+// tabled is the good file with a table and the train stage's
+// table_overrides entries.
+func tabled(entries ...string) string {
+	text := strings.Replace(good, "stages:\n", "tables:\n  published:\n    columns: [d, seed, alpha, top]\n    rows:\n      - [10, 1, 0.05, 5]\n      - [100, 2, 0.07, 3]\nstages:\n", 1)
+	return strings.Replace(text, "    params: {alpha: 0.03}\n", "    params: {alpha: 0.03}\n    table_overrides: ["+strings.Join(entries, ", ")+"]\n", 1)
+}
+
+// A table's rows are overrides: each row's match columns select the tasks
+// and its set columns become their parameters (nested under into when
+// given), exactly as the same overrides written out would.
+func TestTableOverrides(t *testing.T) {
+	plan, err := dag.Load(write(t, tabled("{table: published, match: [d, seed], set: [alpha, top]}", "{table: published, match: [d, seed], set: [alpha], into: reference}")), "paper", kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := strings.Replace(good, "    params: {alpha: 0.03}\n", "    params: {alpha: 0.03}\n    overrides:\n"+
+		"      - {when: {d: 10, seed: 1}, params: {alpha: 0.05, top: 5}}\n      - {when: {d: 100, seed: 2}, params: {alpha: 0.07, top: 3}}\n"+
+		"      - {when: {d: 10, seed: 1}, params: {reference: {alpha: 0.05}}}\n      - {when: {d: 100, seed: 2}, params: {reference: {alpha: 0.07}}}\n", 1)
+	same, err := dag.Load(write(t, written), "paper", kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range plan.Tasks {
+		if got, want := strings.Join(tk.Params.Resolved(), ";"), strings.Join(same.Task(tk.Path).Params.Resolved(), ";"); got != want {
+			t.Errorf("%s: %s from the table, %s written out", tk.Path, got, want)
+		}
+	}
+	if got := strings.Join(plan.Task("train/d=10/seed=1").Params.Resolved(), ";"); got != `alpha 0.05;directions 10;method "ars";reference.alpha 0.05;top 5` {
+		t.Errorf("train/d=10/seed=1: %s", got)
+	}
+	if got := plan.Task("train/d=10/seed=2").Params.Resolved()[0]; got != "alpha 0.03" {
+		t.Errorf("a task no row matches keeps the stage's value: %s", got)
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	repl := func(old, new string) string {
 		if !strings.Contains(good, old) {
@@ -214,6 +252,16 @@ func TestBadInput(t *testing.T) {
 		{"list for a one-task slot", repl("inputs: {data: data}", "inputs: {data: [data, {stage: data, where: {seed: [1]}}]}"), "", []string{`stage "train": inputs.data: 2 stages feed the slot but it takes one task`}},
 		{"empty input list", repl("inputs: {curves: train}", "inputs: {curves: []}"), "", []string{`stage "figure": inputs.curves: must name at least one stage`}},
 		{"bad entry in an input list", repl("inputs: {curves: train}", "inputs: {curves: [train, 3]}"), "", []string{`stage "figure": inputs.curves[1]: must be a stage name or {stage, where, optional}`}},
+		{"unknown table", tabled("{table: publishd, match: [d, seed], set: [alpha]}"), "", []string{`stage "train": table_overrides[0].table: no table "publishd" (known: [published])`}},
+		{"unknown table column", tabled("{table: published, match: [d, sed], set: [alpha]}"), "", []string{`stage "train": table_overrides[0].match[1]: table "published" has no column sed (columns: [d seed alpha top])`}},
+		{"matched and set", tabled("{table: published, match: [d, seed], set: [alpha, d]}"), "", []string{`stage "train": table_overrides[0].set: column "d" is matched, not set`}},
+		{"unknown table_overrides field", tabled("{table: published, match: [d, seed], set: [alpha], when: x}"), "", []string{`stage "train": table_overrides[0].when: unknown field (known: table, match, set, into)`}},
+		{"table column not an axis", tabled("{table: published, match: [d, seed, top], set: [alpha]}"), "", []string{`stage "train": table_overrides[0] (tables.published.rows[0]).when.top: stage has no axis "top"`}},
+		{"short table row", strings.Replace(tabled("{table: published, match: [d, seed], set: [alpha]}"), "[100, 2, 0.07, 3]", "[100, 2, 0.07]", 1), "", []string{`tables.published.rows[1]: must be a list of 4 values ([d seed alpha top]), got [100 2 0.07]`}},
+		{"non-scalar table cell", strings.Replace(tabled("{table: published, match: [d, seed], set: [alpha]}"), "[100, 2, 0.07, 3]", "[100, 2, [0.07], 3]", 1), "", []string{`tables.published.rows[1][2]: must be a number, a string or a boolean`}},
+		{"duplicate table column", strings.Replace(tabled("{table: published, match: [d, seed], set: [alpha]}"), "[d, seed, alpha, top]", "[d, seed, alpha, d]", 1), "", []string{`tables.published.columns[3]: duplicate column "d"`}},
+		{"unknown table field", strings.Replace(tabled("{table: published, match: [d, seed], set: [alpha]}"), "    columns:", "    colour: red\n    columns:", 1), "", []string{`tables.published.colour: unknown field (known: columns, rows)`}},
+		{"a bad value from a table", strings.Replace(tabled("{table: published, match: [d, seed], set: [alpha]}"), "0.07", "-0.07", 1), "", []string{`stage "train": params.alpha: must be > 0, got -0.07`}},
 		{"yaml syntax", "version: 1\nstages: [\n", "", []string{"dag.yaml: cannot read"}},
 		{"duplicate yaml key", repl("    kind: show\n", "    kind: show\n    kind: gen\n"), "", []string{"dag.yaml: cannot read", "already defined"}},
 	}

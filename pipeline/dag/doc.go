@@ -7,6 +7,7 @@
 //
 //	version: 1
 //	seeds:    {name: [int, ...]}           # referenced as "$name"
+//	tables:   {name: {columns: [c, ...], rows: [[v, ...], ...]}}
 //	stages:                                # a list; order breaks ties
 //	  - name: train/linreg                 # lowercase, [a-z0-9_/-]
 //	    kind: train                        # a registered kind
@@ -14,6 +15,10 @@
 //	    matrix: {axis: [v, ...] | "$seeds"}# cartesian product, axes sorted
 //	    inputs: {slot: stage | {stage, where, optional}}
 //	    overrides: [{when: {axis: v}, params: {...}}]
+//	    table_overrides: [{table, match: [c, ...], set: [c, ...], into}]
+//	                                       # an override per row: its match
+//	                                       # columns as when, its set columns
+//	                                       # as params (under into if given)
 //	    exclude: [{axis: v, ...}]           # matrix points to drop
 //	profiles: {name: {seeds: {...}, stages: {stage: {params, matrix, overrides, exclude}}}}
 //
