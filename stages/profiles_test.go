@@ -48,7 +48,7 @@ func TestNonPaperFiguresSayTheirProfile(t *testing.T) {
 // three linear-regression data sets at d = 1000 for seeds it excluded from
 // training there.)
 func TestEveryTaskFeedsAFigure(t *testing.T) {
-	for _, profile := range []string{"paper", "quick", "smoke", "horizon-long"} {
+	for _, profile := range []string{"paper", "quick", "smoke", "horizon-long", "published", "crossover", "horizon-variants"} {
 		plan, err := dag.Load("../dag.yaml", profile, Kinds())
 		if err != nil {
 			t.Fatal(err)

@@ -44,9 +44,9 @@ type planFlags struct {
 // define binds --dag, --profile and --store.
 func (p *planFlags) define(f *flagSet) {
 	f.String(&p.dagFile, "dag", "dag.yaml", "the DAG file")
-	usage := "a profile of dag.yaml (paper, quick, smoke, published, crossover, horizon-long); run defaults to paper, the other commands to the profile of the store's latest run"
+	usage := "a profile of dag.yaml (paper, quick, smoke, published, crossover, horizon-variants, horizon-long); run defaults to paper, the other commands to the profile of the store's latest run"
 	if p.forRun {
-		usage = "a profile of dag.yaml (paper, quick, smoke, published, crossover, horizon-long)"
+		usage = "a profile of dag.yaml (paper, quick, smoke, published, crossover, horizon-variants, horizon-long)"
 	}
 	f.String(&p.profile, "profile", "", usage)
 	f.then(func(v *viper.Viper) []string {

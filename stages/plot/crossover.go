@@ -19,7 +19,7 @@ import (
 //   - <figure>-difference-view: per body, the leader's per-seed value
 //     minus each rival's against H, the mean with its 95% paired t
 //     interval, and the line of parity;
-//   - <figure>-scaling-view: each body's crossover horizon against its
+//   - <figure>-scaling-view (with panel_x): each body's crossover horizon against its
 //     value on a log-log axis (d/p), the bracket the report's scaling
 //     claims judge (crossing.Analyze on the same per-seed numbers) with
 //     the point where the mean advantage turns positive, and the line of
@@ -40,14 +40,19 @@ func decodeCrossoverViews(p *task.Params, curves []string) *crossoverViews {
 		return nil
 	}
 	v := &crossoverViews{leader: c.String("leader", task.Required()), rivals: c.Strings("rivals", task.Required(), task.NonEmpty()),
-		xLabel: c.String("x_label", task.Required()), slope: c.Float("slope", task.Required())}
+		xLabel: c.String("x_label", task.Default("")), slope: c.Float("slope", task.Default(0.5))}
 	v.scaling = c.Strings("scaling_rivals", task.Default(v.rivals), task.NonEmpty())
 	for _, k := range append(append([]string{v.leader}, v.rivals...), v.scaling...) {
 		if !slices.Contains(curves, k) {
 			c.Errorf("leader", "%q is not one of the curves %v", k, curves)
 		}
 	}
-	if px, ok := c.Sub("panel_x", task.Required()); ok {
+	// panel_x (each panel's d/p) asks for the scaling view too; without
+	// it, the difference view alone.
+	if px, ok := c.Sub("panel_x"); ok {
+		if v.xLabel == "" {
+			c.Errorf("x_label", "missing: the scaling view's x axis (e.g. d/p) needs its label")
+		}
 		v.panelX = map[string]float64{}
 		for _, k := range px.Keys() {
 			if v.panelX[k] = px.Float(k, task.Required()); !(v.panelX[k] > 0) {
@@ -82,6 +87,9 @@ func (v *crossoverViews) outputs(figure string, s Spec, series []Series, panels 
 		return nil, err
 	}
 	out = append(out, output{figure + "-difference-view.png", png}, output{figure + "-difference-view.svg", svg}, output{figure + "-difference-view.csv", CurvesCSV(dc)})
+	if v.panelX == nil {
+		return out, nil
+	}
 	ss, sc, table, err := v.scalingView(s, rs, panels)
 	if err != nil {
 		return nil, err
