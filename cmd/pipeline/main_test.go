@@ -36,7 +36,7 @@ func TestBadFlags(t *testing.T) {
 		{"show with three arguments", []string{"show", "a", "b", "c"}, nil, "pipeline show: takes a TASK and optionally one FILE of its output, got 3 arguments"},
 		{"run an unknown target", []string{"run", "--dag", good, "--store", filepath.Join(dir, "s"), "plot/nope"}, nil, `no stage or task matches ["plot/nope"]`},
 		{"status with argument", []string{"status", "extra"}, nil, `pipeline status: unexpected arguments ["extra"]`},
-		{"unknown profile", []string{"dag", "--dag", good, "--profile", "fast"}, nil, `unknown profile "fast" (known: crossover, horizon-long, paper, published, quick, smoke)`},
+		{"unknown profile", []string{"dag", "--dag", good, "--profile", "fast"}, nil, `unknown profile "fast" (known: crossover, horizon-long, horizon-variants, paper, published, quick, smoke)`},
 		{"unknown profile from env", []string{"dag", "--dag", good}, map[string]string{"PIPELINE_PROFILE": "nope"}, `unknown profile "nope"`},
 		{"missing dag file", []string{"run", "--dag", filepath.Join(dir, "missing.yaml"), "--store", filepath.Join(dir, "s")}, nil, "missing.yaml: cannot read"},
 		{"audit without figure", []string{"audit"}, nil, "pipeline audit: takes exactly one FIGURE argument"},
