@@ -720,27 +720,8 @@ func decodeInput(c *collector, stage, f, slot string, v any) (InputSpec, bool) {
 }
 
 func decodeOverrides(c *collector, stage, field string, v any) []Override {
-	if v == nil {
-		return nil
-	}
-	l, ok := v.([]any)
-	if !ok {
-		c.add(stage, field, "must be a list of {when, params}")
-		return nil
-	}
 	var out []Override
-	for i, x := range l {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		m := asMap(x)
-		if m == nil {
-			c.add(stage, f, "must be a mapping {when, params}")
-			continue
-		}
-		for _, k := range sortedKeys(m) {
-			if k != "when" && k != "params" {
-				c.add(stage, f+"."+k, "unknown field (known: when, params)")
-			}
-		}
+	eachMapping(c, stage, field, v, []string{"when", "params"}, func(f string, m map[string]any) {
 		o := Override{When: map[string]string{}, Field: f}
 		wm := asMap(m["when"])
 		if wm == nil || len(wm) == 0 {
@@ -751,8 +732,38 @@ func decodeOverrides(c *collector, stage, field string, v any) []Override {
 		}
 		o.Params = decodeParams(c, stage, f+".params", m["params"])
 		out = append(out, o)
-	}
+	})
 	return out
+}
+
+// eachMapping calls each for every entry of the list v (absent: none),
+// an entry being a mapping with the given fields, and reports a v that is
+// not a list, an entry that is not a mapping and an unknown field, each
+// named by its place (field[i].key).
+func eachMapping(c *collector, stage, field string, v any, fields []string, each func(f string, m map[string]any)) {
+	if v == nil {
+		return
+	}
+	shape := "{" + strings.Join(fields, ", ") + "}"
+	l, ok := v.([]any)
+	if !ok {
+		c.add(stage, field, "must be a list of %s", shape)
+		return
+	}
+	for i, x := range l {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		m := asMap(x)
+		if m == nil {
+			c.add(stage, f, "must be a mapping %s", shape)
+			continue
+		}
+		for _, k := range sortedKeys(m) {
+			if !slices.Contains(fields, k) {
+				c.add(stage, f+"."+k, "unknown field (known: %s)", strings.Join(fields, ", "))
+			}
+		}
+		each(f, m)
+	}
 }
 
 func decodeExclude(c *collector, stage, field string, v any) []map[string]string {

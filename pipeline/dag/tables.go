@@ -89,34 +89,13 @@ func decodeTables(c *collector, v any) map[string]Table {
 // row's set columns become parameters (nested under into, when given).
 // They apply after the stage's own overrides, in table and row order.
 func decodeTableOverrides(c *collector, stage, field string, v any, tables map[string]Table) []Override {
-	if v == nil {
-		return nil
-	}
-	l, ok := v.([]any)
-	if !ok {
-		c.add(stage, field, "must be a list of {table, match, set, into}")
-		return nil
-	}
 	var out []Override
-	for i, x := range l {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		m := asMap(x)
-		if m == nil {
-			c.add(stage, f, "must be a mapping {table, match, set, into}")
-			continue
-		}
-		for _, k := range sortedKeys(m) {
-			switch k {
-			case "table", "match", "set", "into":
-			default:
-				c.add(stage, f+"."+k, "unknown field (known: table, match, set, into)")
-			}
-		}
+	eachMapping(c, stage, field, v, []string{"table", "match", "set", "into"}, func(f string, m map[string]any) {
 		name, _ := m["table"].(string)
 		t, ok := tables[name]
 		if !ok {
 			c.add(stage, f+".table", "no table %q (known: %v)", name, sortedKeys(tables))
-			continue
+			return
 		}
 		cols := func(key string) []int {
 			l, ok := m[key].([]any)
@@ -161,6 +140,6 @@ func decodeTableOverrides(c *collector, stage, field string, v any, tables map[s
 			}
 			out = append(out, o)
 		}
-	}
+	})
 	return out
 }

@@ -3,6 +3,7 @@ package crossing
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -38,7 +39,7 @@ func TestFindBrackets(t *testing.T) {
 	if b.Lo != 2 || b.Hi != 4 || math.Abs(b.Point-2*math.Sqrt2) > 1e-12 || !b.Consistent() || b.Seeds != 3 {
 		t.Errorf("one rival: %+v", b)
 	}
-	if want := []Side{Behind, Behind, Ahead, Ahead}; !equalSides(b.Sides, want) {
+	if want := []Side{Behind, Behind, Ahead, Ahead}; !slices.Equal(b.Sides, want) {
 		t.Errorf("sides %v, want %v", b.Sides, want)
 	}
 	// A second rival the leader passes only at 8: ahead of the best of
@@ -65,18 +66,6 @@ func TestFindBrackets(t *testing.T) {
 	if b = Find(body(at, []float64{-10, 10, -10, 10}), 0.05); b.Consistent() {
 		t.Errorf("two sign changes: %+v is consistent", b)
 	}
-}
-
-func equalSides(a, b []Side) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Known answers: the lines through (1, 2] at x = 1 and (10, 20] at x =
