@@ -49,23 +49,7 @@ func TestCompareReports(t *testing.T) {
 	}
 
 	js, code := cliStdout(t, bin, root, "compare", figDir, other, "--json")
-	var cd struct {
-		Same   int
-		Differ []string
-		OnlyA  []string `json:"only_a"`
-		OnlyB  []string `json:"only_b"`
-		Claims []struct {
-			ID   string
-			Same bool
-			A, B struct {
-				Verdict string
-				Finding *struct {
-					Label string
-					N     int
-				}
-			}
-		}
-	}
+	var cd comparisonJSON
 	if err := json.Unmarshal([]byte(js), &cd); err != nil || code != 0 {
 		t.Fatalf("compare --json: %v (exit %d)\n%s", err, code, js)
 	}
@@ -89,6 +73,27 @@ func TestCompareReports(t *testing.T) {
 		out, code := cli(t, bin, root, "compare", figDir, c.arg)
 		if code != 2 || !strings.Contains(out, c.want) {
 			t.Errorf("compare with %s: exit %d, want 2 and %q:\n%s", c.arg, code, c.want, out)
+		}
+	}
+}
+
+// comparisonJSON is what the tests read of a comparison in JSON: compare
+// --json's document, and a report's reference section.
+type comparisonJSON struct {
+	A      struct{ Path, SHA256 string }
+	Same   int
+	Differ []string
+	OnlyA  []string `json:"only_a"`
+	OnlyB  []string `json:"only_b"`
+	Claims []struct {
+		ID   string
+		Same bool
+		A, B struct {
+			Verdict string
+			Finding *struct {
+				Label string
+				N     int
+			}
 		}
 	}
 }
@@ -172,17 +177,8 @@ func TestReportComparesWithItsReference(t *testing.T) {
 	}
 	var doc struct {
 		Reference struct {
-			Name   string
-			A      struct{ Path, SHA256 string }
-			Same   int
-			Differ []string
-			OnlyA  []string `json:"only_a"`
-			OnlyB  []string `json:"only_b"`
-			Claims []struct {
-				ID   string
-				Same bool
-				A, B struct{ Verdict string }
-			}
+			Name string
+			comparisonJSON
 		}
 	}
 	data, err := os.ReadFile(filepath.Join(figDir, "claims.json"))
