@@ -85,6 +85,13 @@ func TestCrossoverViews(t *testing.T) {
 	if _, _, err := Render(ss, sc); err != nil {
 		t.Errorf("render the scaling view: %v", err)
 	}
+	// Two bodies at one value are drawn side by side, and the caption
+	// says so.
+	v.panelX["b"] = 1
+	ss, sc, _, err = v.scalingView(spec, rs, []string{"a", "b", "c"})
+	if err != nil || sc[0].X[0] != 1 || sc[0].X[3] != 1.05 || !strings.Contains(ss.Caption, "drawn side by side, 5% apart") {
+		t.Errorf("bodies at one value: bars at %v, %v: %v", sc[0].X[0], sc[0].X[3], err)
+	}
 	delete(v.panelX, "c")
 	if _, _, _, err := v.scalingView(spec, rs, []string{"a", "b", "c"}); err == nil || !strings.Contains(err.Error(), `panel "c" has no value in panel_x`) {
 		t.Errorf("a panel without its value: %v", err)
