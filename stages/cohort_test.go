@@ -145,6 +145,28 @@ type storeReader struct{ st *store.Store }
 // read returns one file of a recorded output (its manifest's ID).
 func (r storeReader) read(t testing.TB, output, file string) []byte {
 	t.Helper()
+	for _, e := range r.outputs(t, output) {
+		if e.Name == file {
+			return mustGet(t, r.st, e.ID)
+		}
+	}
+	t.Fatalf("output %s has no %s", output, file)
+	return nil
+}
+
+// names lists the files of a recorded output.
+func (r storeReader) names(t testing.TB, output string) []string {
+	t.Helper()
+	var out []string
+	for _, e := range r.outputs(t, output) {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+// outputs decodes a recorded output's manifest.
+func (r storeReader) outputs(t testing.TB, output string) []pipeline.OutputEntry {
+	t.Helper()
 	id, err := store.ParseID(output)
 	if err != nil {
 		t.Fatal(err)
@@ -153,13 +175,7 @@ func (r storeReader) read(t testing.TB, output, file string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range es {
-		if e.Name == file {
-			return mustGet(t, r.st, e.ID)
-		}
-	}
-	t.Fatalf("output %s has no %s", output, file)
-	return nil
+	return es
 }
 
 func mustGet(t testing.TB, st *store.Store, id store.ID) []byte {
