@@ -42,9 +42,14 @@ func decodeCrossoverViews(p *task.Params, curves []string) *crossoverViews {
 	v := &crossoverViews{leader: c.String("leader", task.Required()), rivals: c.Strings("rivals", task.Required(), task.NonEmpty()),
 		xLabel: c.String("x_label", task.Default("")), slope: c.Float("slope", task.Default(0.5))}
 	v.scaling = c.Strings("scaling_rivals", task.Default(v.rivals), task.NonEmpty())
-	for _, k := range append(append([]string{v.leader}, v.rivals...), v.scaling...) {
-		if !slices.Contains(curves, k) {
-			c.Errorf("leader", "%q is not one of the curves %v", k, curves)
+	for _, f := range []struct {
+		field string
+		keys  []string
+	}{{"leader", []string{v.leader}}, {"rivals", v.rivals}, {"scaling_rivals", v.scaling}} {
+		for _, k := range f.keys {
+			if !slices.Contains(curves, k) {
+				c.Errorf(f.field, "%q is not one of the curves %v", k, curves)
+			}
 		}
 	}
 	// panel_x (each panel's d/p) asks for the scaling view too; without

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"zorepro/pipeline/task"
 	"zorepro/stages/plot/crossing"
 )
 
@@ -95,5 +96,33 @@ func TestCrossoverViews(t *testing.T) {
 	delete(v.panelX, "c")
 	if _, _, _, err := v.scalingView(spec, rs, []string{"a", "b", "c"}); err == nil || !strings.Contains(err.Error(), `panel "c" has no value in panel_x`) {
 		t.Errorf("a panel without its value: %v", err)
+	}
+}
+
+// companion_crossover's problems are named by field: curves that are not
+// the figure's, a panel value that is not positive, a scaling view
+// without its axis label.
+func TestCrossoverViewsValidation(t *testing.T) {
+	plan := func(cc map[string]any) error {
+		p := task.NewParams("dag.yaml", "plot/crossover", map[string]any{
+			"figure": "crossover", "mode": "final", "x_coord": "horizon", "y": "return", "panel": "name",
+			"curve": "method", "curves": []any{"arsv1", "exact"}, "companion_crossover": cc,
+		})
+		(&Kind{}).Plan(p)
+		return p.Err()
+	}
+	err := plan(map[string]any{"leader": "arsv1", "rivals": []any{"exact", "exact_al"}, "scaling_rivals": []any{"exakt"}, "panel_x": map[string]any{"swimmer": 0.0}})
+	for _, want := range []string{
+		`params.companion_crossover.rivals: "exact_al" is not one of the curves [arsv1 exact]`,
+		`params.companion_crossover.scaling_rivals: "exakt" is not one of the curves`,
+		`params.companion_crossover.panel_x.swimmer: must be positive`,
+		`params.companion_crossover.x_label: missing`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	if err := plan(map[string]any{"leader": "arsv1", "rivals": []any{"exact"}}); err != nil {
+		t.Errorf("the difference view alone: %v", err)
 	}
 }
