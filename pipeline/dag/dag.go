@@ -303,7 +303,8 @@ func build(file string, raw map[string]any, profile string, kinds map[string]tas
 		return nil, c.problems() // the other checks would only repeat it less clearly
 	}
 	seeds := decodeSeeds(c, "seeds", raw["seeds"])
-	stages := decodeStages(c, raw["stages"], kinds, decodeTables(c, raw["tables"]))
+	tables := decodeTables(c, raw["tables"])
+	stages := decodeStages(c, raw["stages"], kinds, tables)
 	profiles := asMap(raw["profiles"])
 	if raw["profiles"] != nil && profiles == nil {
 		c.add("", "profiles", "must be a mapping of profile name to overrides")
@@ -317,13 +318,13 @@ func build(file string, raw map[string]any, profile string, kinds map[string]tas
 			names := sortedKeys(profiles)
 			c.add("", "profiles", "unknown profile %q (known: %s)", profile, strings.Join(names, ", "))
 		} else {
-			only = applyProfile(c, profile, pr, seeds, stages)
+			only = applyProfile(c, profile, pr, seeds, stages, tables)
 		}
 	}
 	// Other profiles are validated too, so a typo in one is caught early.
 	for _, name := range sortedKeys(profiles) {
 		if name != profile {
-			checkProfile(c, name, profiles[name], stages)
+			checkProfile(c, name, profiles[name], stages, tables)
 		}
 	}
 	if len(c.list) > 0 {
@@ -816,8 +817,8 @@ func stageByName(stages []*Stage) map[string]*Stage {
 	return m
 }
 
-func checkProfile(c *collector, name string, v any, stages []*Stage) {
-	applyProfile(c, name, v, nil, cloneStages(stages))
+func checkProfile(c *collector, name string, v any, stages []*Stage, tables map[string]Table) {
+	applyProfile(c, name, v, nil, cloneStages(stages), tables)
 }
 
 func cloneStages(stages []*Stage) []*Stage {
@@ -835,7 +836,7 @@ func cloneStages(stages []*Stage) []*Stage {
 
 // applyProfile patches stages with a profile's seeds and stage overrides
 // and returns its "planned" list (nil when it plans every stage).
-func applyProfile(c *collector, name string, v any, seeds map[string][]int64, stages []*Stage) (planned []string) {
+func applyProfile(c *collector, name string, v any, seeds map[string][]int64, stages []*Stage, tables map[string]Table) (planned []string) {
 	field := "profiles." + name
 	m := asMap(v)
 	if m == nil {
@@ -880,9 +881,9 @@ func applyProfile(c *collector, name string, v any, seeds map[string][]int64, st
 		}
 		for _, k := range sortedKeys(patch) {
 			switch k {
-			case "params", "matrix", "overrides", "exclude", "inputs":
+			case "params", "matrix", "overrides", "table_overrides", "exclude", "inputs":
 			default:
-				c.add(sn, f+"."+k, "unknown field (known: params, matrix, overrides, exclude, inputs)")
+				c.add(sn, f+"."+k, "unknown field (known: params, matrix, overrides, table_overrides, exclude, inputs)")
 			}
 		}
 		if patch["inputs"] != nil { // the slots it names replace the stage's
@@ -909,6 +910,7 @@ func applyProfile(c *collector, name string, v any, seeds map[string][]int64, st
 			s.Matrix[i] = ax
 		}
 		s.Overrides = append(s.Overrides, decodeOverrides(c, sn, f+".overrides", patch["overrides"])...)
+		s.Overrides = append(s.Overrides, decodeTableOverrides(c, sn, f+".table_overrides", patch["table_overrides"], tables)...)
 	}
 	return planned
 }

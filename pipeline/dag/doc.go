@@ -20,7 +20,7 @@
 //	                                       # columns as when, its set columns
 //	                                       # as params (under into if given)
 //	    exclude: [{axis: v, ...}]           # matrix points to drop
-//	profiles: {name: {seeds: {...}, stages: {stage: {params, matrix, overrides, exclude}}}}
+//	profiles: {name: {seeds: {...}, stages: {stage: {params, matrix, overrides, table_overrides, exclude}}}}
 //
 // A task's path is the stage name followed by its sorted coordinates, e.g.
 // train/linreg/d=10/method=ars/seed=5488. Coordinates are also parameters,
