@@ -68,17 +68,6 @@ func decodeCrossoverViews(p *task.Params, curves []string) *crossoverViews {
 	return v
 }
 
-// rows are the per-seed numbers of series, as <figure>-seeds.csv has them.
-func rows(series []Series) []seedscsv.Row {
-	var out []seedscsv.Row
-	for _, s := range series {
-		for i := range s.X {
-			out = append(out, seedscsv.Row{Panel: s.Panel, Curve: s.Curve, Seed: s.Seed, X: s.X[i], Y: s.Y[i]})
-		}
-	}
-	return out
-}
-
 // outputs renders both views.
 func (v *crossoverViews) outputs(figure string, s Spec, series []Series, panels []string) ([]output, error) {
 	rs := rows(series)

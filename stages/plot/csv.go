@@ -47,16 +47,22 @@ func CurvesCSV(curves []Curve) []byte {
 //
 // Like CurvesCSV, it panics on a series whose slices differ in length (a
 // programmer error: Aggregate rejects such input).
-func SeedsCSV(series []Series) []byte {
-	var rows []seedscsv.Row
+func SeedsCSV(series []Series) []byte { return seedscsv.Encode(rows(series)) }
+
+// rows are the per-seed numbers of series, one per series and grid point
+// in series order, as <figure>-seeds.csv has them (the crossover views
+// read them as the report does). A series whose slices differ in length
+// panics.
+func rows(series []Series) []seedscsv.Row {
+	var out []seedscsv.Row
 	for _, s := range series {
 		if len(s.Y) != len(s.X) {
 			panic(fmt.Sprintf("plot: SeedsCSV: panel %q curve %q seed %d: len(X) = %d but len(Y) = %d",
 				s.Panel, s.Curve, s.Seed, len(s.X), len(s.Y)))
 		}
 		for i := range s.X {
-			rows = append(rows, seedscsv.Row{Panel: s.Panel, Curve: s.Curve, Seed: s.Seed, X: s.X[i], Y: s.Y[i]})
+			out = append(out, seedscsv.Row{Panel: s.Panel, Curve: s.Curve, Seed: s.Seed, X: s.X[i], Y: s.Y[i]})
 		}
 	}
-	return seedscsv.Encode(rows)
+	return out
 }
