@@ -29,9 +29,7 @@ func TestReportInChromium(t *testing.T) {
 	figDir := filepath.Join(dir, "fig")
 	checkReportCommand(t, bin, root, dir, common)
 	var doc struct {
-		Claims []struct {
-			ID, Figure, Verdict, Explanation string
-		}
+		Claims  []claimVerdict
 		Figures []struct{ Name string }
 		Counts  map[string]int
 	}
@@ -50,24 +48,7 @@ func TestReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(figDir, "report.md"))
-	for _, c := range doc.Claims {
-		switch c.Verdict {
-		case "holds", "reported":
-		case "contradicted", "inconclusive", "uninformative", "not-run":
-			// Every claim that does not hold says why, with the measured
-			// evidence, in claims.json and on the page (issue 43).
-			if c.Explanation == "" {
-				t.Errorf("claim %s is %s and claims.json gives no explanation", c.ID, c.Verdict)
-			} else if !bytes.Contains(page, []byte(html.EscapeString(c.Explanation))) {
-				t.Errorf("claim %s: report.html lacks its explanation %q", c.ID, c.Explanation)
-			}
-		default:
-			t.Errorf("claim %s: verdict %q", c.ID, c.Verdict)
-		}
-		if !bytes.Contains(md, []byte("| "+c.ID+" |")) {
-			t.Errorf("report.md lacks claim %s", c.ID)
-		}
-	}
+	checkVerdictsExplained(t, doc.Claims, page, md)
 	checkSelfContained(t, page)
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
@@ -106,6 +87,35 @@ func TestReportInChromium(t *testing.T) {
 
 	checkScreenshotNotBlank(t, run)
 	checkFiguresWithoutTheirFont(t, page, chromium)
+}
+
+// claimVerdict is what the report tests read of a claim in claims.json.
+type claimVerdict struct {
+	ID, Figure, Verdict, Explanation string
+}
+
+// checkVerdictsExplained checks a report's verdicts: each one of the
+// vocabulary, and every claim that does not hold saying why, with the
+// measured evidence, in claims.json and on the page (issue 43); and
+// report.md listing every claim.
+func checkVerdictsExplained(t *testing.T, claims []claimVerdict, page, md []byte) {
+	t.Helper()
+	for _, c := range claims {
+		switch c.Verdict {
+		case "holds", "reported":
+		case "contradicted", "inconclusive", "uninformative", "not-run":
+			if c.Explanation == "" {
+				t.Errorf("claim %s is %s and claims.json gives no explanation", c.ID, c.Verdict)
+			} else if !bytes.Contains(page, []byte(html.EscapeString(c.Explanation))) {
+				t.Errorf("claim %s: report.html lacks its explanation %q", c.ID, c.Explanation)
+			}
+		default:
+			t.Errorf("claim %s: verdict %q", c.ID, c.Verdict)
+		}
+		if !bytes.Contains(md, []byte("| "+c.ID+" |")) {
+			t.Errorf("report.md lacks claim %s", c.ID)
+		}
+	}
 }
 
 // chromiumRunner returns a function that runs headless chromium with
@@ -394,7 +404,7 @@ func measureInChromium(t *testing.T, run func(...string) []byte, page []byte, sc
 // 28): the banner naming the profile and that it is not the paper's scale,
 // n on every claim row, and, on a 420-pixel-wide screen, every claim's
 // verdict inside the page.
-func checkScaleAndNarrowLayout(t *testing.T, page []byte, claims []struct{ ID, Figure, Verdict, Explanation string }, run func(...string) []byte) {
+func checkScaleAndNarrowLayout(t *testing.T, page []byte, claims []claimVerdict, run func(...string) []byte) {
 	t.Helper()
 	var got struct {
 		Banner string
