@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,14 +54,10 @@ type dagRun struct {
 }
 
 // runDAG runs a dag of generate/linreg and the stages after it into a new
-// store; a benchmark's timer runs only while the stages after generation
-// do.
+// store; a benchmark's timer (and o.elapsed) runs only while the stages
+// after generation do.
 func runDAG(t testing.TB, text string, o dagRun) (outs map[string]string, done map[string]pipeline.DoneData) {
 	t.Helper()
-	jobs := o.jobs
-	if jobs == 0 {
-		jobs = 2
-	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "dag.yaml")
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
@@ -69,6 +66,16 @@ func runDAG(t testing.TB, text string, o dagRun) (outs map[string]string, done m
 	plan, err := dag.Load(path, "", stages.Kinds())
 	if err != nil {
 		t.Fatal(err)
+	}
+	return runPlan(t, plan, dir, o)
+}
+
+// runPlan runs plan into a new store in dir, as runDAG says.
+func runPlan(t testing.TB, plan *dag.Plan, dir string, o dagRun) (outs map[string]string, done map[string]pipeline.DoneData) {
+	t.Helper()
+	jobs := o.jobs
+	if jobs == 0 {
+		jobs = 2
 	}
 	st, err := store.Open(filepath.Join(dir, "store"))
 	if err != nil {
@@ -84,7 +91,13 @@ func runDAG(t testing.TB, text string, o dagRun) (outs map[string]string, done m
 		if isBench {
 			b.StopTimer()
 		}
-		gen, err := plan.Only([]string{"generate/linreg"})
+		var gens []string
+		for _, tk := range plan.Tasks {
+			if tk.Stage.Kind == "generate" && !slices.Contains(gens, tk.Stage.Name) {
+				gens = append(gens, tk.Stage.Name)
+			}
+		}
+		gen, err := plan.Only(gens)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,6 +241,54 @@ func BenchmarkTuneLinregCohorts(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				runStagesDAG(b, text, c.noCohorts)
 			}
+		})
+	}
+}
+
+// BenchmarkTuneLinregProfiles times the tuning of linear regression as
+// dag.yaml's profiles run it: the quick profile's whole tune/linreg stage
+// (60 trials at d = 10, 100 and 1000) and one group of the paper
+// profile's (REINFORCE at d = 1000: 9 step sizes × 3 seeds at 10^5
+// samples), each with every trial alone and with the trials in cohorts,
+// alternating in one run, one worker (so the wall time is the task time;
+// generation untimed), and checks that both give every trial the same
+// output ID. Metrics: alone-s and cohorts-s per run, and speedup:
+//
+//	go test -run '^$' -bench TuneLinregProfiles -benchtime 1x ./stages/
+func BenchmarkTuneLinregProfiles(b *testing.B) {
+	for _, c := range []struct{ name, profile, target string }{
+		{"quick", "quick", "tune/linreg"},
+		{"paper-d=1000-reinforce", "paper", "tune/linreg/d=1000/method=reinforce"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			full, err := dag.Load("../dag.yaml", c.profile, stages.Kinds())
+			if err != nil {
+				b.Fatal(err)
+			}
+			plan, err := full.Only([]string{c.target})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var alone, cohorts time.Duration
+			for range b.N {
+				a, _ := runPlan(b, plan, b.TempDir(), dagRun{jobs: 1, noCohorts: true, elapsed: &alone})
+				t, _ := runPlan(b, plan, b.TempDir(), dagRun{jobs: 1, elapsed: &cohorts})
+				n := 0
+				for task, id := range a {
+					if strings.HasPrefix(task, "tune/") {
+						n++
+						if t[task] != id {
+							b.Fatalf("%s: output %s alone, %s in a cohort", task, id, t[task])
+						}
+					}
+				}
+				if n == 0 {
+					b.Fatalf("%s: no tuning task ran", c.target)
+				}
+			}
+			b.ReportMetric(alone.Seconds()/float64(b.N), "alone-s")
+			b.ReportMetric(cohorts.Seconds()/float64(b.N), "cohorts-s")
+			b.ReportMetric(alone.Seconds()/cohorts.Seconds(), "speedup")
 		})
 	}
 }
