@@ -246,26 +246,48 @@ func BenchmarkTuneLinregCohorts(b *testing.B) {
 }
 
 // BenchmarkTuneLinregProfiles times the tuning of linear regression as
-// dag.yaml's profiles run it: the quick profile's whole tune/linreg stage
-// (60 trials at d = 10, 100 and 1000) and one group of the paper
-// profile's (REINFORCE at d = 1000: 9 step sizes × 3 seeds at 10^5
-// samples), each with every trial alone and with the trials in cohorts,
-// alternating in one run, one worker (so the wall time is the task time;
-// generation untimed), and checks that both give every trial the same
-// output ID. Metrics: alone-s and cohorts-s per run, and speedup:
+// dag.yaml's profiles run it, each part with every trial alone and with
+// the trials in cohorts, alternating in one run, on one worker (so the
+// wall time is the task time; generation untimed), and checks that both
+// give every trial the same output ID:
+//
+//   - quick: the quick profile's whole tune/linreg stage (60 trials at
+//     d = 10, 100 and 1000; cohorts of 2 to 4);
+//   - paper-d=1000-reinforce: a group of the paper profile's (REINFORCE at
+//     d = 1000, 9 step sizes × 3 seeds at 10^5 samples; cohorts of 9);
+//   - paper-d=100-ars-N=10: the paper's ARS trials at d = 100 with 10
+//     directions (25 points × 2 top counts × 3 seeds; cohorts of 50);
+//   - paper-d=1000-ars-N=10-seed=283: the same at d = 1000 on one seed
+//     (one cohort of 50).
+//
+// Metrics: alone-s and cohorts-s per run, and speedup.
 //
 //	go test -run '^$' -bench TuneLinregProfiles -benchtime 1x ./stages/
 func BenchmarkTuneLinregProfiles(b *testing.B) {
-	for _, c := range []struct{ name, profile, target string }{
-		{"quick", "quick", "tune/linreg"},
-		{"paper-d=1000-reinforce", "paper", "tune/linreg/d=1000/method=reinforce"},
+	for _, c := range []struct {
+		name, profile, target string
+		has                   []string // if set, only the target's tasks whose paths hold all of these
+	}{
+		{"quick", "quick", "tune/linreg", nil},
+		{"paper-d=1000-reinforce", "paper", "tune/linreg/d=1000/method=reinforce", nil},
+		{"paper-d=100-ars-N=10", "paper", "tune/linreg/d=100/method=ars", []string{"/directions=10/"}},
+		{"paper-d=1000-ars-N=10-seed=283", "paper", "tune/linreg/d=1000/method=ars", []string{"/directions=10/", "/seed=283"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			full, err := dag.Load("../dag.yaml", c.profile, stages.Kinds())
 			if err != nil {
 				b.Fatal(err)
 			}
-			plan, err := full.Only([]string{c.target})
+			targets := []string{c.target}
+			if c.has != nil {
+				targets = nil
+				for _, tk := range full.Tasks {
+					if strings.HasPrefix(tk.Path, c.target+"/") && !slices.ContainsFunc(c.has, func(s string) bool { return !strings.Contains(tk.Path, s) }) {
+						targets = append(targets, tk.Path)
+					}
+				}
+			}
+			plan, err := full.Only(targets)
 			if err != nil {
 				b.Fatal(err)
 			}
