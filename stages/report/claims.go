@@ -769,7 +769,7 @@ func (s *Sign) String() string {
 
 // premise checks a claim's premise: the mean ratio of its first two
 // curves at each key, and whether one leaves RatioWithin. It returns what
-// was measured, in words.
+// was measured, in words (the premise's own text not included).
 func premise(c Claim, t Table) (string, bool) {
 	keys, points, err := c.points(t)
 	if err != nil || len(c.Curves) < 2 {
@@ -787,5 +787,5 @@ func premise(c Claim, t Table) (string, bool) {
 	if outside {
 		word = "leaves"
 	}
-	return fmt.Sprintf("%s: the mean %s / %s is %s, which %s [%s, %s]", c.Premise.Text, c.Curves[0], c.Curves[1], strings.Join(parts, ", "), word, num(lo), num(hi)), outside
+	return fmt.Sprintf("the mean %s / %s is %s, which %s [%s, %s]", c.Curves[0], c.Curves[1], strings.Join(parts, ", "), word, num(lo), num(hi)), outside
 }

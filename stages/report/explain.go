@@ -20,7 +20,7 @@ func Explain(r Result) string {
 	case r.Problem != "":
 		why = "It could not be computed: " + r.Problem + "."
 	case r.Verdict == Uninformative:
-		why = "Its premise does not hold in the data, so the test has nothing to measure (" + r.Premise + ")."
+		why = "Its premise, that " + c.Premise.Text + ", does not hold in the data, so the test has nothing to measure: " + r.Premise + "."
 	case c.Stat == StatScaling && r.Summary != nil && r.Verdict != Holds:
 		why = scalingEvidence(r)
 	case r.Verdict == Contradicted || r.Verdict == Inconclusive:

@@ -91,7 +91,7 @@ func TestPremiseMakesAClaimUninformative(t *testing.T) {
 		t.Fatalf("verdict %s, want uninformative (%s)", r.Verdict, r.Premise)
 	}
 	why := Explain(r)
-	for _, want := range []string{"premise does not hold", "1.045 at 10", "1.015 at 100", "0.995 at 1000", "never leaves [0.9, 1.1]", "This project's reading: neither learner moves."} {
+	for _, want := range []string{"Its premise, that the two curves differ by more than 10% somewhere, does not hold in the data", "1.045 at 10", "1.015 at 100", "0.995 at 1000", "never leaves [0.9, 1.1]", "This project's reading: neither learner moves."} {
 		if !strings.Contains(why, want) {
 			t.Errorf("explanation %q lacks %q", why, want)
 		}
