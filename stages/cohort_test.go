@@ -294,13 +294,13 @@ func BenchmarkTuneLinregProfiles(b *testing.B) {
 			var alone, cohorts time.Duration
 			for range b.N {
 				a, _ := runPlan(b, plan, b.TempDir(), dagRun{jobs: 1, noCohorts: true, elapsed: &alone})
-				t, _ := runPlan(b, plan, b.TempDir(), dagRun{jobs: 1, elapsed: &cohorts})
+				together, _ := runPlan(b, plan, b.TempDir(), dagRun{jobs: 1, elapsed: &cohorts})
 				n := 0
 				for task, id := range a {
 					if strings.HasPrefix(task, "tune/") {
 						n++
-						if t[task] != id {
-							b.Fatalf("%s: output %s alone, %s in a cohort", task, id, t[task])
+						if together[task] != id {
+							b.Fatalf("%s: output %s alone, %s in a cohort", task, id, together[task])
 						}
 					}
 				}
