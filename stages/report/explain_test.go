@@ -159,21 +159,67 @@ func TestUntestedSentences(t *testing.T) {
 }
 
 // A figure's provenance on the page is a table: the seeds once when every
-// curve has the same, each hyperparameter source on its own line (a
-// semicolon inside parentheses does not split it), each file a row.
+// curve has the same, each tune stage's chosen points a table of their
+// own (one row a task: its coordinates, values, score, grid edges, edge
+// extension and what it carried, the carried values and their stage named
+// once in the header when every row shares them), each note a line, each
+// file a row.
 func TestProvenanceTable(t *testing.T) {
+	x := hyperSource{Stage: "tune/x", Points: []chosen{
+		{Task: "tune/x/horizon=1/method=ars", Chosen: choice(t, `{"params": {"alpha": 1, "nu": 0.1}, "score": 2, "score_name": "return",
+			"carried": {"nu": 0.1}, "carried_from": "tune/p/method=ars"}`), Edges: []gridEdge{{Axis: "alpha", Value: 1, Largest: true, Of: 3}}},
+		{Task: "tune/x/horizon=2/method=ars", Chosen: choice(t, `{"params": {"alpha": 0.5, "nu": 0.1}, "score": 3, "score_name": "return",
+			"search": {"rounds": 2, "extended": [{"round": 1, "axis": "alpha", "value": 0.3, "edge": "smallest"}, {"round": 2, "axis": "alpha", "value": 0.1, "edge": "smallest"}],
+			"stopped": "the chosen point is inside the extended grid after 2 round(s)"}}`)},
+	}}
 	f := &Figure{Name: "fig", Task: "plot/fig", Files: map[string]string{"fig.svg": "xxh64-1", "fig.csv": "xxh64-2"},
 		Curves: []CurveScale{{Curve: "ars", Seeds: []uint64{1, 2}, XMin: 1, XMax: 9}, {Curve: "sgd", Seeds: []uint64{1, 2}, XMin: 2, XMax: 9}},
-		Hyper:  "tuned by tune/x, a: alpha=1 (score 2; at its grid's edge: alpha=1 is the largest of 3); b: lr=0.1 (score 3); SGD untuned"}
+		hyper:  []hyperSource{x, {Note: "SGD untuned; its rate 0.1 <fixed>"}}}
 	h := f.provenanceHTML()
-	for _, want := range []string{"<td>2 seeds (1, 2), every curve</td>", "<td>the same</td>", "<li>tuned by tune/x, a: alpha=1 (score 2; at its grid&#39;s edge: alpha=1 is the largest of 3)</li>", "<li>b: lr=0.1 (score 3)</li>", "<li>SGD untuned</li>", "<tr><td><code>fig.csv</code></td><td><code>xxh64-2</code></td></tr>"} {
+	for _, want := range []string{"<td>2 seeds (1, 2), every curve</td>", "<td>the same</td>",
+		`<p class="prov">Hyperparameters: tuned by <code>tune/x</code>, 2 chosen points, 1 at a grid edge, 1 after an edge extension.</p>`,
+		"<tr><th>horizon</th><th>method</th><th>alpha</th><th>nu</th><th>mean return</th><th>at its grid&#39;s edge</th><th>edge extension</th><th>nu carried from tune/p</th></tr>",
+		"<tr><td>1</td><td>ars</td><td>1</td><td>0.1</td><td>2</td><td>alpha: largest of 3</td><td></td><td>method=ars</td></tr>",
+		"<tr><td>2</td><td>ars</td><td>0.5</td><td>0.1</td><td>3</td><td></td><td>added alpha = 0.3, 0.1; inside the extended grid after 2 round(s)</td><td></td></tr>",
+		`<p class="prov">Hyperparameters: SGD untuned; its rate 0.1 &lt;fixed&gt;.</p>`,
+		"<tr><td><code>fig.csv</code></td><td><code>xxh64-2</code></td></tr>"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("provenance lacks %q:\n%s", want, h)
 		}
 	}
+	if strings.Contains(h, "<details") {
+		t.Errorf("a table of 2 rows is folded:\n%s", h)
+	}
 	f.Curves[1].Seeds = []uint64{1}
 	if h := f.provenanceHTML(); !strings.Contains(h, "<td>1 seeds (1)</td>") || strings.Contains(h, "every curve") {
 		t.Errorf("curves with different seeds:\n%s", h)
+	}
+	wantMD := "Hyperparameters: tuned by `tune/x`, 2 chosen points, 1 at a grid edge, 1 after an edge extension.\n\n" +
+		"| horizon | method | alpha | nu | mean return | at its grid's edge | edge extension | nu carried from tune/p |\n" +
+		"|---|---|---|---|---|---|---|---|\n" +
+		"| 1 | ars | 1 | 0.1 | 2 | alpha: largest of 3 |  | method=ars |\n" +
+		"| 2 | ars | 0.5 | 0.1 | 3 |  | added alpha = 0.3, 0.1; inside the extended grid after 2 round(s) |  |\n"
+	if got := x.markdown(); got != wantMD {
+		t.Errorf("markdown:\n%s\nwant\n%s", got, wantMD)
+	}
+	// Points that carry different values (or from different stages) name
+	// them in each cell.
+	x.Points[1].Carried, x.Points[1].CarriedFrom = map[string]json.RawMessage{"alpha": json.RawMessage("0.5"), "nu": json.RawMessage("0.1")}, "tune/p/method=ars"
+	if _, rows := x.table(); rows[0][7] != "nu from tune/p/method=ars" || rows[1][7] != "alpha, nu from tune/p/method=ars" {
+		t.Errorf("carried cells %q, %q", rows[0][7], rows[1][7])
+	}
+	// A stage with more points than foldRows folds its table away under
+	// a summary; the columns without an entry (edges, extension,
+	// carried) are left out.
+	var many hyperSource
+	many.Stage = "tune/h"
+	for i := range foldRows + 1 {
+		many.Points = append(many.Points, chosen{Task: fmt.Sprintf("tune/h/horizon=%d", i+1), Chosen: choice(t, `{"params": {"alpha": 0.1}, "score": 1}`)})
+	}
+	h = many.html()
+	if !strings.Contains(h, "<details class=\"prov\"><summary>the 13 chosen points of tune/h</summary>") || strings.Count(h, "<tr>") != foldRows+2 ||
+		!strings.Contains(h, "<tr><th>horizon</th><th>alpha</th><th>score</th></tr>") {
+		t.Errorf("a long table:\n%s", h)
 	}
 }
 

@@ -412,7 +412,6 @@ func (d *Document) headline() string {
 // Markdown is report.md.
 func (d *Document) Markdown() []byte {
 	var b bytes.Buffer
-	md := func(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }
 	fmt.Fprintf(&b, "# %s\n\n> **%s**\n\n%s\n\n", d.Title, md(d.banner()), d.Method)
 	fmt.Fprintf(&b, "**%s.**\n\n", d.headline())
 	b.WriteString("| claim | figure | the paper says | statistic | n | result [95% CI] | verdict |\n|---|---|---|---|---|---|---|\n")
@@ -456,6 +455,9 @@ func (d *Document) Markdown() []byte {
 			}
 		}
 		fmt.Fprintf(&b, "Provenance: %s Task `%s`; files %s. Trace any plotted point with `pipeline audit %s.svg`.\n", md(f.provenance()), f.Task, fileList(f, "`"), f.Name)
+		for _, src := range f.hyper {
+			b.WriteString("\n" + src.markdown())
+		}
 	}
 	return b.Bytes()
 }
@@ -474,6 +476,7 @@ th{background:#eee}.holds{background:#d9f2d9}.contradicted{background:#f7d4d4}.i
 .banner{border:2px solid #b35900;background:#fff4e5;padding:.6em .8em;font-size:1.05em}.banner.paper{border-color:#2c7a2c;background:#eef8ee}
 .project{font-size:.85em;color:#8a4b00}.extension{font-style:italic;color:#8a4b00}
 figure{margin:1em 0}figure svg{max-width:100%;height:auto}code{font-size:.9em}.prov{font-size:.85em;color:#444;word-break:break-all}
+table.hyper td,table.hyper th{word-break:normal}details.prov summary{cursor:pointer}
 @media (max-width:40em){table#claims,table#claims tbody,table#claims tr,table#claims td{display:block;width:auto}
 table#claims tr:first-child{display:none}table#claims tr{margin:0 0 .8em;border:1px solid #bbb}table#claims td{border:none;border-bottom:1px solid #ddd}
 table#claims td::before{content:attr(data-h) ": ";font-weight:bold}.findings{display:block;overflow-x:auto}}
@@ -590,9 +593,9 @@ func inlineSVG(svg []byte) []byte {
 	return s
 }
 
-// provenanceHTML is a figure's provenance as a compact table: each curve's
+// provenanceHTML is a figure's provenance as compact tables: each curve's
 // seeds (once, when every curve has the same) and x range, the
-// hyperparameters one source a line, and the files with their content
+// hyperparameters (hyperSource.html), and the files with their content
 // IDs.
 func (f *Figure) provenanceHTML() string {
 	e := html.EscapeString
@@ -613,12 +616,8 @@ func (f *Figure) provenanceHTML() string {
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s to %s</td></tr>\n", e(c.Curve), e(seeds), e(num(c.XMin)), e(num(c.XMax)))
 	}
 	b.WriteString("</table>\n")
-	if f.Hyper != "" {
-		b.WriteString("<p class=\"prov\">Hyperparameters: </p>\n<ul class=\"prov\">\n")
-		for _, h := range splitTop(f.Hyper, "; ") {
-			fmt.Fprintf(&b, "<li>%s</li>\n", e(h))
-		}
-		b.WriteString("</ul>\n")
+	for _, src := range f.hyper {
+		b.WriteString(src.html())
 	}
 	fmt.Fprintf(&b, "<p class=\"prov\">Task <code>%s</code>; trace any plotted point with <code>pipeline audit %s.svg</code>. Files:</p>\n<table class=\"prov\">\n", e(f.Task), e(f.Name))
 	for _, n := range slices.Sorted(maps.Keys(f.Files)) {
@@ -636,20 +635,72 @@ func seedList(seeds []uint64) string {
 	return strings.Join(parts, ", ")
 }
 
-// splitTop splits s at sep outside parentheses.
-func splitTop(s, sep string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '(':
-			depth++
-		case s[i] == ')':
-			depth--
-		case depth == 0 && strings.HasPrefix(s[i:], sep):
-			out = append(out, s[start:i])
-			start = i + len(sep)
+// md escapes text for a markdown table cell or line.
+func md(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }
+
+// sentence ends s with a full stop unless it ends with one already.
+func sentence(s string) string {
+	if strings.HasSuffix(s, ".") {
+		return s
+	}
+	return s + "."
+}
+
+// foldRows is the number of rows above which a page folds a table of
+// chosen hyperparameters away (a horizon sweep has dozens).
+const foldRows = 12
+
+// html is a source of hyperparameters on the page: its note, or a line
+// counting the stage's chosen points and their table (folded when long).
+func (s hyperSource) html() string {
+	e := html.EscapeString
+	if s.Note != "" {
+		return fmt.Sprintf("<p class=\"prov\">Hyperparameters: %s</p>\n", e(sentence(s.Note)))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<p class=\"prov\">Hyperparameters: tuned by <code>%s</code>, %s.</p>\n", e(s.Stage), e(s.summary()))
+	header, rows := s.table()
+	var t strings.Builder
+	t.WriteString("<table class=\"prov hyper\">\n<tr>")
+	for _, h := range header {
+		fmt.Fprintf(&t, "<th>%s</th>", e(h))
+	}
+	t.WriteString("</tr>\n")
+	for _, r := range rows {
+		t.WriteString("<tr>")
+		for _, c := range r {
+			// A task name may break after each "/", a word nowhere.
+			fmt.Fprintf(&t, "<td>%s</td>", strings.ReplaceAll(e(c), "/", "/<wbr>"))
+		}
+		t.WriteString("</tr>\n")
+	}
+	t.WriteString("</table>\n")
+	if len(rows) <= foldRows {
+		b.WriteString(t.String())
+		return b.String()
+	}
+	fmt.Fprintf(&b, "<details class=\"prov\"><summary>the %d chosen points of %s</summary>\n%s</details>\n", len(rows), e(s.Stage), t.String())
+	return b.String()
+}
+
+// markdown is a source of hyperparameters in report.md: its note, or a
+// line counting the stage's chosen points and their table.
+func (s hyperSource) markdown() string {
+	if s.Note != "" {
+		return "Hyperparameters: " + md(sentence(s.Note)) + "\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Hyperparameters: tuned by `%s`, %s.\n\n", s.Stage, md(s.summary()))
+	header, rows := s.table()
+	for i, r := range append([][]string{header}, rows...) {
+		cells := make([]string, len(r))
+		for j, c := range r {
+			cells[j] = md(c)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+		if i == 0 {
+			b.WriteString(strings.Repeat("|---", len(r)) + "|\n")
 		}
 	}
-	return append(out, s[start:])
+	return b.String()
 }

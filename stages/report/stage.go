@@ -367,7 +367,8 @@ type Figure struct {
 	// Curves are each curve's seeds and the x range it covers.
 	Curves []CurveScale `json:"curves"`
 	// Hyper says where its hyperparameters come from (Tuning).
-	Hyper string `json:"hyperparameters,omitempty"`
+	Hyper string        `json:"hyperparameters,omitempty"`
+	hyper []hyperSource // Hyper's sources, for the pages' tables
 	svg   []byte
 	views [][]byte // the companion views the plot made, by companionViews (nil: not made)
 	table Table
@@ -407,7 +408,8 @@ func curveScales(t Table) []CurveScale {
 }
 
 // provenance says what a figure's curves were made from: the seeds of each
-// and the range of x it covers.
+// and the range of x it covers (the hyperparameters follow it as tables,
+// hyperMarkdown).
 func (f *Figure) provenance() string {
 	var parts []string
 	for _, c := range f.Curves {
@@ -417,11 +419,7 @@ func (f *Figure) provenance() string {
 		}
 		parts = append(parts, fmt.Sprintf("%s: %d seeds (%s), x from %s to %s", c.Curve, len(c.Seeds), strings.Join(seeds, ", "), num(c.XMin), num(c.XMax)))
 	}
-	out := strings.Join(parts, "; ") + "."
-	if f.Hyper != "" {
-		out += " Hyperparameters: " + f.Hyper + "."
-	}
-	return out
+	return strings.Join(parts, "; ") + "."
 }
 
 func (r *runner) Run(ctx context.Context, env task.Env) error {
@@ -464,9 +462,10 @@ func (r *runner) Run(ctx context.Context, env task.Env) error {
 		return err
 	}
 	for _, f := range figs {
-		if f.Hyper, err = hyperparameters(f.Name, r.tuning, picks); err != nil {
+		if f.hyper, err = hyperSources(f.Name, r.tuning, picks); err != nil {
 			return err
 		}
+		f.Hyper = hyperText(f.hyper)
 	}
 	byName := map[string]*Figure{}
 	var names []string

@@ -64,7 +64,29 @@ type chosen struct {
 	*chosenjson.Chosen
 	// Edges names each tuned value that is the smallest or largest of its
 	// grid axis (gridEdges): the best point may lie beyond the grid.
-	Edges []string
+	Edges []gridEdge
+}
+
+// gridEdge is a tuned value at the smallest or largest of its grid axis.
+type gridEdge struct {
+	Axis    string
+	Value   float64
+	Largest bool
+	Of      int // the axis's number of values
+}
+
+// String is the edge as the provenance's text says it, e.g. "alpha=0.02 is
+// the largest of 4".
+func (g gridEdge) String() string {
+	return g.Axis + "=" + text(g.Value) + " is the " + g.short()
+}
+
+// short is the edge without its axis and value: "largest of 4".
+func (g gridEdge) short() string {
+	if g.Largest {
+		return fmt.Sprintf("largest of %d", g.Of)
+	}
+	return fmt.Sprintf("smallest of %d", g.Of)
 }
 
 // readChosen reads the choice of every tune task bound to the "tuned"
@@ -98,7 +120,7 @@ func readChosen(env task.Env) ([]chosen, error) {
 // whose chosen value is its smallest or largest, e.g. "alpha=0.005 is the
 // smallest of 5": a choice at the edge of its grid says the best value may
 // lie beyond it, so a reader should know.
-func gridEdges(table []byte, scoreName string, ch *chosenjson.Chosen) ([]string, error) {
+func gridEdges(table []byte, scoreName string, ch *chosenjson.Chosen) ([]gridEdge, error) {
 	rows, err := csv.NewReader(bytes.NewReader(table)).ReadAll()
 	if err != nil {
 		return nil, err
@@ -110,7 +132,7 @@ func gridEdges(table []byte, scoreName string, ch *chosenjson.Chosen) ([]string,
 	if end < 1 || rows[0][0] != "point" {
 		return nil, fmt.Errorf("header %q lacks point ... mean_%s", strings.Join(rows[0], ","), scoreName)
 	}
-	var edges []string
+	var edges []gridEdge
 	for col := 1; col < end; col++ {
 		axis := rows[0][col]
 		v, isNum := ch.Number(axis)
@@ -133,48 +155,107 @@ func gridEdges(table []byte, scoreName string, ch *chosenjson.Chosen) ([]string,
 		}
 		switch v {
 		case slices.Min(vals):
-			edges = append(edges, fmt.Sprintf("%s=%s is the smallest of %d", axis, text(v), len(vals)))
+			edges = append(edges, gridEdge{Axis: axis, Value: v, Of: len(vals)})
 		case slices.Max(vals):
-			edges = append(edges, fmt.Sprintf("%s=%s is the largest of %d", axis, text(v), len(vals)))
+			edges = append(edges, gridEdge{Axis: axis, Value: v, Largest: true, Of: len(vals)})
 		}
 	}
 	return edges, nil
 }
 
-// hyperparameters describes where a figure's hyperparameters come from:
-// each tune task of its stage with its chosen point and score, or the
-// note ("" if the report's parameters say nothing of the figure).
-func hyperparameters(fig string, tunings []Tuning, all []chosen) (string, error) {
-	var parts []string
+// hyperSource is one source of a figure's hyperparameters: the chosen
+// points of a tune stage's tasks, or a note saying what the figure uses
+// instead.
+type hyperSource struct {
+	Stage  string // "" with a note
+	Note   string
+	Points []chosen // the stage's tasks, in input order
+}
+
+// hyperSources finds where a figure's hyperparameters come from: each tune
+// task of its stage (with the coordinate Where asks for), or the note; nil
+// if the report's parameters say nothing of the figure.
+func hyperSources(fig string, tunings []Tuning, all []chosen) ([]hyperSource, error) {
+	var out []hyperSource
 	for _, t := range tunings {
 		if t.Figure != fig {
 			continue
 		}
 		if t.Note != "" {
-			parts = append(parts, t.Note)
+			out = append(out, hyperSource{Note: t.Note})
 			continue
 		}
-		var points []string
+		src := hyperSource{Stage: t.Stage}
 		for _, c := range all {
 			rest, ok := strings.CutPrefix(c.Task, t.Stage+"/")
 			if !ok && c.Task != t.Stage || t.Where != "" && !slices.Contains(strings.Split(rest, "/"), t.Where) {
 				continue
 			}
-			p := fmt.Sprintf("%s: %s (score %s", rest, keyValues(c.Params), num(float64(c.Score)))
+			src.Points = append(src.Points, c)
+		}
+		if len(src.Points) == 0 {
+			return nil, fmt.Errorf("tuning of %s: no task of %s is bound to the report's \"tuned\" slot", fig, t.Stage)
+		}
+		out = append(out, src)
+	}
+	return out, nil
+}
+
+// coords is a chosen point's task name below its stage, e.g.
+// "horizon=30/method=exact/name=swimmer" (the whole name for a stage's
+// only task).
+func (s hyperSource) coords(c chosen) string {
+	rest, _ := strings.CutPrefix(c.Task, s.Stage+"/")
+	return rest
+}
+
+// coordinates splits a chosen point's coordinates into their keys and
+// values ("horizon", "30"; ...), skipping any segment without "=".
+func (s hyperSource) coordinates(c chosen) (keys, vals []string) {
+	for _, seg := range strings.Split(s.coords(c), "/") {
+		if k, v, ok := strings.Cut(seg, "="); ok {
+			keys, vals = append(keys, k), append(vals, v)
+		}
+	}
+	return keys, vals
+}
+
+// hyperText is the sources as one sentence, as claims.json and the
+// markdown report give them: each tune task with its chosen point and
+// score (and, where so, its grid edges and what it carried), and the
+// notes.
+func hyperText(srcs []hyperSource) string {
+	var parts []string
+	for _, s := range srcs {
+		if s.Note != "" {
+			parts = append(parts, s.Note)
+			continue
+		}
+		var points []string
+		for _, c := range s.Points {
+			p := fmt.Sprintf("%s: %s (score %s", s.coords(c), keyValues(c.Params), num(float64(c.Score)))
 			if len(c.Edges) > 0 {
-				p += "; at its grid's edge: " + strings.Join(c.Edges, ", ")
+				edges := make([]string, len(c.Edges))
+				for i, g := range c.Edges {
+					edges[i] = g.String()
+				}
+				p += "; at its grid's edge: " + strings.Join(edges, ", ")
 			}
 			if len(c.Carried) > 0 {
 				p += fmt.Sprintf("; %s carried from %s", keyValues(c.Carried), c.CarriedFrom)
 			}
 			points = append(points, p+")")
 		}
-		if len(points) == 0 {
-			return "", fmt.Errorf("tuning of %s: no task of %s is bound to the report's \"tuned\" slot", fig, t.Stage)
-		}
-		parts = append(parts, fmt.Sprintf("tuned by %s, %s", t.Stage, strings.Join(points, "; ")))
+		parts = append(parts, fmt.Sprintf("tuned by %s, %s", s.Stage, strings.Join(points, "; ")))
 	}
-	return strings.Join(parts, "; "), nil
+	return strings.Join(parts, "; ")
+}
+
+// hyperparameters describes where a figure's hyperparameters come from
+// in one sentence (hyperSources, hyperText).
+func hyperparameters(fig string, tunings []Tuning, all []chosen) (string, error) {
+	srcs, err := hyperSources(fig, tunings, all)
+	return hyperText(srcs), err
 }
 
 // keyValues writes a JSON object's entries as "k=v, ..." in key order.
@@ -186,4 +267,172 @@ func keyValues(m map[string]json.RawMessage) string {
 		kv = append(kv, k+"="+text(v))
 	}
 	return strings.Join(kv, ", ")
+}
+
+// table lays a tune stage's chosen points out one row each: the task's
+// coordinates, the chosen values (carried ones among them), the mean
+// score, and, where any point has one, the axes at their grid's edge, the
+// values an edge extension added with where its search stopped, and what
+// was carried from where.
+func (s hyperSource) table() (header []string, rows [][]string) {
+	var coordKeys, paramKeys []string
+	var edges, searched, carried bool
+	scoreNames := map[string]bool{}
+	for _, c := range s.Points {
+		keys, _ := s.coordinates(c)
+		for _, k := range keys {
+			if !slices.Contains(coordKeys, k) {
+				coordKeys = append(coordKeys, k)
+			}
+		}
+		for k := range c.Params {
+			if !slices.Contains(paramKeys, k) {
+				paramKeys = append(paramKeys, k)
+			}
+		}
+		edges = edges || len(c.Edges) > 0
+		searched = searched || c.Search != nil && c.Search.Rounds > 0
+		carried = carried || len(c.Carried) > 0
+		scoreNames[c.ScoreName] = true
+	}
+	slices.Sort(paramKeys)
+	score := "score"
+	if names := slices.Collect(maps.Keys(scoreNames)); len(names) == 1 && names[0] != "" {
+		score = "mean " + names[0]
+	}
+	header = append(append(append(header, coordKeys...), paramKeys...), score)
+	if edges {
+		header = append(header, "at its grid's edge")
+	}
+	if searched {
+		header = append(header, "edge extension")
+	}
+	// Where every carrying point carries the same values from a task of
+	// the same stage, the header names them and the stage, and a cell the
+	// task's coordinates.
+	carriedHead, carriedStage := "carried from", ""
+	if carried {
+		var keys string
+		uniform := true
+		for _, c := range s.Points {
+			if len(c.Carried) == 0 {
+				continue
+			}
+			k, st := strings.Join(slices.Sorted(maps.Keys(c.Carried)), ", "), stageOf(c.CarriedFrom)
+			if carriedStage == "" {
+				keys, carriedStage = k, st
+			}
+			uniform = uniform && k == keys && st == carriedStage && st != c.CarriedFrom
+		}
+		if uniform {
+			carriedHead = keys + " carried from " + carriedStage
+		} else {
+			carriedStage = ""
+		}
+		header = append(header, carriedHead)
+	}
+	for _, c := range s.Points {
+		keys, vals := s.coordinates(c)
+		row := make([]string, 0, len(header))
+		for _, k := range coordKeys {
+			v := ""
+			if i := slices.Index(keys, k); i >= 0 {
+				v = vals[i]
+			}
+			row = append(row, v)
+		}
+		for _, k := range paramKeys {
+			v := ""
+			if raw, ok := c.Params[k]; ok {
+				var x any
+				json.Unmarshal(raw, &x) // Parse checked it is JSON
+				v = text(x)
+			}
+			row = append(row, v)
+		}
+		row = append(row, num(float64(c.Score)))
+		if edges {
+			var parts []string
+			for _, g := range c.Edges {
+				parts = append(parts, g.Axis+": "+g.short())
+			}
+			row = append(row, strings.Join(parts, "; "))
+		}
+		if searched {
+			row = append(row, searchText(c.Search))
+		}
+		if carried {
+			v := ""
+			switch {
+			case len(c.Carried) == 0:
+			case carriedStage != "":
+				v = strings.TrimPrefix(c.CarriedFrom, carriedStage+"/")
+			default:
+				v = strings.Join(slices.Sorted(maps.Keys(c.Carried)), ", ") + " from " + c.CarriedFrom
+			}
+			row = append(row, v)
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
+// searchText says what a tune task's edge extension added and where it
+// stopped ("" when it ran no round).
+func searchText(s *chosenjson.Search) string {
+	if s == nil || s.Rounds == 0 {
+		return ""
+	}
+	var axes []string
+	added := map[string][]string{}
+	for _, e := range s.Extended {
+		if _, ok := added[e.Axis]; !ok {
+			axes = append(axes, e.Axis)
+		}
+		var v any
+		json.Unmarshal(e.Value, &v) // Parse checked it is JSON
+		added[e.Axis] = append(added[e.Axis], text(v))
+	}
+	parts := make([]string, len(axes))
+	for i, a := range axes {
+		parts[i] = a + " = " + strings.Join(added[a], ", ")
+	}
+	return fmt.Sprintf("added %s; %s", strings.Join(parts, "; "), strings.TrimPrefix(s.Stopped, "the chosen point is "))
+}
+
+// summary counts a tune stage's chosen points, those at an edge of their
+// grid and those whose search was extended beyond one, e.g. "40 chosen
+// points, 12 at a grid edge, 5 after an edge extension".
+func (s hyperSource) summary() string {
+	var edge, extended int
+	for _, c := range s.Points {
+		if len(c.Edges) > 0 {
+			edge++
+		}
+		if c.Search != nil && c.Search.Rounds > 0 {
+			extended++
+		}
+	}
+	out := fmt.Sprintf("%d chosen point", len(s.Points))
+	if len(s.Points) != 1 {
+		out += "s"
+	}
+	if edge > 0 {
+		out += fmt.Sprintf(", %d at a grid edge", edge)
+	}
+	if extended > 0 {
+		out += fmt.Sprintf(", %d after an edge extension", extended)
+	}
+	return out
+}
+
+// stageOf is a task name's stage: its segments before the first
+// coordinate ("tune/mujoco" of "tune/mujoco/horizon=15/method=exact").
+func stageOf(taskName string) string {
+	segs := strings.Split(taskName, "/")
+	i := slices.IndexFunc(segs, func(s string) bool { return strings.Contains(s, "=") })
+	if i < 0 {
+		return taskName
+	}
+	return strings.Join(segs[:i], "/")
 }

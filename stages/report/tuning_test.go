@@ -84,23 +84,32 @@ func TestGridEdges(t *testing.T) {
 	table = strings.Replace(table, "0,0.005,10,5", "0,0.005,30,5", 1)
 	params["alpha"], params["directions"] = 0.02, 10.0
 	got, err = gridEdges([]byte(table), "return", choiceOf(t, params))
-	if want := []string{"alpha=0.02 is the largest of 4", "directions=10 is the smallest of 3"}; err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+	if want := []string{"alpha=0.02 is the largest of 4", "directions=10 is the smallest of 3"}; err != nil || strings.Join(edgeStrings(got), "|") != strings.Join(want, "|") {
 		t.Errorf("edges %q, %v; want %q", got, err, want)
 	}
 	params["alpha"] = 0.005
 	got, _ = gridEdges([]byte(table), "return", choiceOf(t, params))
-	if len(got) == 0 || got[0] != "alpha=0.005 is the smallest of 4" {
+	if len(got) == 0 || got[0].String() != "alpha=0.005 is the smallest of 4" {
 		t.Errorf("smallest alpha: %q", got)
 	}
 	if _, err := gridEdges([]byte(table), "test_loss", choiceOf(t, params)); err == nil || !strings.Contains(err.Error(), "mean_test_loss") {
 		t.Errorf("a table without the score's column: %v", err)
 	}
 	all := []chosen{{Task: "tune/horizon/horizon=200/method=exact/name=swimmer", Chosen: choice(t, `{"params": {"alpha": 0.005}, "score": 19.8}`),
-		Edges: []string{"alpha=0.005 is the smallest of 5"}}}
+		Edges: []gridEdge{{Axis: "alpha", Value: 0.005, Of: 5}}}}
 	got1, err := hyperparameters("fig3d-horizon", []Tuning{{Figure: "fig3d-horizon", Stage: "tune/horizon"}}, all)
 	if want := "tuned by tune/horizon, horizon=200/method=exact/name=swimmer: alpha=0.005 (score 19.8; at its grid's edge: alpha=0.005 is the smallest of 5)"; err != nil || got1 != want {
 		t.Errorf("provenance: %q, %v\nwant %q", got1, err, want)
 	}
+}
+
+// edgeStrings is each edge as the provenance's text says it.
+func edgeStrings(edges []gridEdge) []string {
+	out := make([]string, len(edges))
+	for i, g := range edges {
+		out[i] = g.String()
+	}
+	return out
 }
 
 // choice parses a chosen.json.
