@@ -231,8 +231,8 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 	if shifted {
 		same = " Bodies with the same " + v.xLabel + " are drawn side by side, 5% apart."
 	}
-	sp.Caption = fmt.Sprintf("A companion view of the same runs, this project's summary of issue 44: each body's crossover horizon H*, from which %s is ahead of %s. Bar: H* lies above every H where %s is clearly behind and at or below every H where it is clearly ahead (paired t intervals at %s each, Bonferroni over the %d horizons and %d rival(s), so that all bars hold together with at least 95%% if the advantage changes sign once); a bar that reaches the top or bottom is open there. Tick: where the mean advantage turns positive, interpolated in log H. Dashed: the theory's slope %s through the ticks.%s %s. %s.",
-		lead, strings.Join(rivals, ", "), lead, sig4(1-an.Alpha), an.Horizons, an.Rivals, sig4(v.slope), same, strings.Join(parts, "; "), slopes)
+	sp.Caption = fmt.Sprintf("A companion view of the same runs, this project's summary of issue 44: each body's crossover horizon H*, from which %s is ahead of %s. Bar: H* lies above every H where %s is clearly behind and at or below every H where it is clearly ahead (paired t intervals at %s each, Bonferroni over the %d horizons of all %d bodies and %d rival(s), so that all bars hold together with at least 95%% if the advantage changes sign once); a bar that reaches the top or bottom is open there. Tick: where the mean advantage turns positive, interpolated in log H. Dashed: the theory's slope %s through the ticks.%s %s. %s.",
+		lead, strings.Join(rivals, ", "), lead, sig4(1-an.Alpha), an.Horizons, len(panels), an.Rivals, sig4(v.slope), same, strings.Join(parts, "; "), slopes)
 	return sp, cs, []byte(table.String()), nil
 }
 
