@@ -137,9 +137,11 @@ func decodeUntested(p *task.Params) []Untested {
 }
 
 // DecodeClaims reads the "claims" list of a report stage's parameters,
-// reporting every problem through p.
+// then the optional "more_claims" a profile adds to it without restating
+// it (the quick profile's reduced crossover experiment beside the paper's
+// claims), reporting every problem through p as params.claims[i].field or
+// params.more_claims[i].field.
 func DecodeClaims(p *task.Params) []Claim {
-	var claims []Claim
 	raw, ok := p.Raw("claims")
 	list, isList := raw.([]any)
 	if !ok || !isList || len(list) == 0 {
@@ -147,9 +149,25 @@ func DecodeClaims(p *task.Params) []Claim {
 		return nil
 	}
 	seen := map[string]bool{}
+	claims := decodeClaimList(p, "claims", list, seen)
+	if raw, ok := p.Raw("more_claims"); ok {
+		more, isList := raw.([]any)
+		if !isList {
+			p.Errorf("more_claims", "must be a list of claims")
+			return claims
+		}
+		claims = append(claims, decodeClaimList(p, "more_claims", more, seen)...)
+	}
+	return claims
+}
+
+// decodeClaimList reads the claims of one list parameter (name), naming
+// a duplicate of any id in seen.
+func decodeClaimList(p *task.Params, name string, list []any, seen map[string]bool) []Claim {
+	var claims []Claim
 	for i, x := range list {
 		m, isMap := x.(map[string]any)
-		field := fmt.Sprintf("claims[%d]", i)
+		field := fmt.Sprintf("%s[%d]", name, i)
 		if !isMap {
 			p.Errorf(field, "must be a mapping (%s)", strings.Join(claimFields, ", "))
 			continue

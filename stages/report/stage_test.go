@@ -85,6 +85,32 @@ func TestClaimsValidation(t *testing.T) {
 	}
 }
 
+// A profile's more_claims follow the stage's claims: decoded the same way,
+// an id of either list not repeated in the other, each problem named as
+// params.more_claims[i].field.
+func TestMoreClaims(t *testing.T) {
+	claim := func(id string) map[string]any {
+		return map[string]any{"id": id, "figure": "f", "section": "§1", "text": "t", "stat": "difference", "curves": []any{"x", "y"}, "expect": ">"}
+	}
+	p := task.NewParams("dag.yaml", "report", map[string]any{"claims": []any{claim("a"), claim("b")}, "more_claims": []any{claim("c")}})
+	if got := DecodeClaims(p); p.Err() != nil || len(got) != 3 || got[0].ID != "a" || got[2].ID != "c" {
+		t.Fatalf("decoded %d claims, %v", len(got), p.Err())
+	}
+	bad := claim("d")
+	delete(bad, "expect")
+	p = task.NewParams("dag.yaml", "report", map[string]any{"claims": []any{claim("a")}, "more_claims": []any{claim("a"), bad}})
+	DecodeClaims(p)
+	for _, want := range []string{`params.more_claims[0].id: duplicate claim id "a"`, "params.more_claims[1].expect: missing"} {
+		if err := p.Err(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	p = task.NewParams("dag.yaml", "report", map[string]any{"claims": []any{claim("a")}, "more_claims": claim("b")})
+	if DecodeClaims(p); p.Err() == nil || !strings.Contains(p.Err().Error(), "params.more_claims: must be a list of claims") {
+		t.Errorf("more_claims not a list: %v", p.Err())
+	}
+}
+
 // The reference a report compares with is a path and a pinned SHA-256;
 // each problem is named by its field.
 func TestReferenceValidation(t *testing.T) {
