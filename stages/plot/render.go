@@ -989,13 +989,16 @@ func drawFrame(dc draw.Canvas) {
 	})
 }
 
-// logTicks marks a log axis: major ticks at powers of ten, labelled
-// 10^k, and unlabelled minor ticks at 2..9 x 10^k. When more than
-// maxLogLabels decades are in range, only every s-th decade is labelled
-// (k divisible by s) and minor ticks are dropped. When fewer than two
-// decades are in range, 2 x 10^k and 5 x 10^k are labelled too; if that
-// still gives fewer than three labels, linear ticks are used
-// (linearTicks, restricted to positive values). Every tick is inside [min, max].
+// logTicks marks a log axis: major ticks at powers of ten and unlabelled
+// minor ticks at 2..9 x 10^k. Over three decades or more, the powers of
+// ten are labelled 10^k; when more than maxLogLabels decades are in range,
+// only every s-th decade is (k divisible by s) and minor ticks are
+// dropped. Over fewer (a horizon from 1 to 34, a d/p from 8 to 376),
+// 2 x 10^k and 5 x 10^k are labelled too, unless that gives more than
+// maxNarrowLogLabels labels; there labels read as plain numbers (20, 0.5)
+// when every one lies in [10^-3, 10^4]. If less than a decade gets fewer
+// than three labels, linear ticks are used (linearTicks, restricted to
+// positive values). Every tick is inside [min, max].
 type logTicks struct{}
 
 func (logTicks) Ticks(min, max float64) []gplot.Tick {
@@ -1020,17 +1023,23 @@ func (logTicks) Ticks(min, max float64) []gplot.Tick {
 			}
 			ticks = append(ticks, t)
 		}
-	case len(decades) >= 2:
+	case len(decades) >= 3:
 		ticks = minorLogTicks(k0, k1, in, func(m int) bool { return m == 1 })
 	default:
 		ticks = minorLogTicks(k0, k1, in, func(m int) bool { return m == 1 || m == 2 || m == 5 })
-		labels := 0
+		if labelCount(ticks) > maxNarrowLogLabels {
+			ticks = minorLogTicks(k0, k1, in, func(m int) bool { return m == 1 })
+		}
+		plain := true
 		for _, t := range ticks {
-			if t.Label != "" {
-				labels++
+			plain = plain && (t.Label == "" || t.Value >= 1e-3*(1-1e-12) && t.Value <= 1e4*(1+1e-12))
+		}
+		for i := range ticks {
+			if plain && ticks[i].Label != "" {
+				ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
 			}
 		}
-		if labels < 3 {
+		if labelCount(ticks) < 3 && len(decades) < 2 {
 			ticks = ticks[:0]
 			for _, t := range (linearTicks{maxLabels: maxLinLabels}).Ticks(min, max) {
 				if t.Value > 0 && in(t.Value) {
@@ -1040,6 +1049,21 @@ func (logTicks) Ticks(min, max float64) []gplot.Tick {
 		}
 	}
 	return ticks
+}
+
+// maxNarrowLogLabels is the most labels a log axis of fewer than three
+// decades gets at 1, 2 and 5 x 10^k (logTicks).
+const maxNarrowLogLabels = 6
+
+// labelCount is the number of labelled ticks.
+func labelCount(ticks []gplot.Tick) int {
+	n := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // minorLogTicks returns the ticks m x 10^k for k in [k0, k1] and m in 1..9

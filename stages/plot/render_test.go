@@ -312,8 +312,14 @@ func TestLogTicks(t *testing.T) {
 		want     string
 	}{
 		{80, 3.5e5, "10^2 10^3 10^4 10^5"},
-		{0.002, 0.9, "10^−2 10^−1"},
-		{0.15, 3, "2×10^−1 5×10^−1 10^0 2×10^0"},
+		// Fewer than three decades: plain numbers where they are short,
+		// at 1, 2 and 5 x 10^k unless that crowds the axis.
+		{0.002, 0.9, "0.01 0.1"},
+		{0.15, 3, "0.2 0.5 1 2"},
+		{0.9, 38, "1 2 5 10 20"},
+		{15, 200, "20 50 100 200"},
+		{5.3, 564, "10 20 50 100 200 500"},
+		{2e4, 9e5, "2×10^4 5×10^4 10^5 2×10^5 5×10^5"},
 		{1e-10, 1e10, "10^−9 10^−6 10^−3 10^0 10^3 10^6 10^9"},
 		{1.1, 1.9, "1.2 1.4 1.6 1.8"},
 		// Less than a decade with only two 1-2-5 marks in it (the quick
