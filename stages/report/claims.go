@@ -232,7 +232,7 @@ func Evaluate(c Claim, t Table) Result {
 	case c.Stat == StatValue || c.reportedOnly():
 		res.Verdict = Reported
 	case c.Stat == StatCrossover:
-		res.Summary, res.Verdict = crossover(c, res.Findings)
+		res.Summary, res.Verdict, res.Problem = crossover(c, res.Findings)
 	case c.Stat == StatTrend || c.Stat == StatGrowth || c.Stat == StatScaling:
 		res.Verdict = res.Summary.Verdict
 	default:
@@ -642,10 +642,11 @@ func overall(fs []Finding) Verdict {
 // from Between[1] on holds; behind one of them at one of those keys (the
 // whole interval on the other side) is contradicted; otherwise it is
 // inconclusive. Keys below that are not judged (the claimed crossover
-// lies in Between). The summary reports the crossover: the smallest key
-// from which curves[0] is ahead of every rival at every larger key, if
-// any.
-func crossover(c Claim, fs []Finding) (*Finding, Verdict) {
+// lies in Between); with no key from Between[1] on, the claim is not run,
+// and the problem says which keys were computed. The summary reports the
+// crossover: the smallest key from which curves[0] is ahead of every
+// rival at every larger key, if any.
+func crossover(c Claim, fs []Finding) (*Finding, Verdict, string) {
 	s := &Finding{Label: "crossover of " + c.Curves[0] + " over " + strings.Join(c.Curves[1:], ", "), Lo: math.NaN(), Hi: math.NaN(), Value: math.NaN()}
 	// The keys in order, and whether curves[0] is ahead of every rival
 	// at each.
@@ -682,7 +683,14 @@ func crossover(c Claim, fs []Finding) (*Finding, Verdict) {
 			fs[i].Verdict = Reported
 		}
 	}
-	return s, overall(judged)
+	if len(judged) == 0 {
+		where := ""
+		if c.Panel != "" {
+			where = " of panel " + c.Panel
+		}
+		return s, NotRun, fmt.Sprintf("no point at x ≥ %s%s, where the claimed crossover has happened: this profile computes x = %s", num(c.Between[1]), where, strings.Join(keys, ", "))
+	}
+	return s, overall(judged), ""
 }
 
 // median is the middle value of xs (the mean of the two middle ones for

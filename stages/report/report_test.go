@@ -152,6 +152,13 @@ func TestCrossoverAndOrder(t *testing.T) {
 	if r := Evaluate(Claim{Stat: StatCrossover, Curves: []string{"ars", "exact"}, Over: "x", Between: [2]float64{0, 1}}, tb); r.Verdict != Contradicted {
 		t.Errorf("ahead from 0-1 on: %s, want contradicted (behind at 1)", r.Verdict)
 	}
+	// A claimed crossover beyond the grid's last key has nothing to judge:
+	// not run, saying which keys were computed (Humanoid's, at H = 20.6 to
+	// 34.3, on a grid that stopped at 34), and explained.
+	r = Evaluate(Claim{Stat: StatCrossover, Curves: []string{"ars", "exact"}, Over: "x", Between: [2]float64{3, 4.5}}, tb)
+	if want := "no point at x ≥ 4.5, where the claimed crossover has happened: this profile computes x = 1, 2, 3, 4"; r.Verdict != NotRun || r.Problem != want || Explain(r) != want {
+		t.Errorf("ahead from 3-4.5 on, keys to 4: %s, %q, explained %q; want not-run, %q", r.Verdict, r.Problem, Explain(r), want)
+	}
 	r = Evaluate(Claim{Stat: StatOrder, Curves: []string{"ars", "exact"}, Over: "x", Expect: ">"}, tb)
 	if r.Verdict != Contradicted {
 		t.Errorf("order ars > exact at every x: %s, want contradicted", r.Verdict)
