@@ -213,7 +213,7 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 	panel := PanelSpec{Key: "all", XLabel: v.xLabel, YLabel: "Crossover horizon H*", LogX: true, LogY: true, XMin: &xLo, XMax: &xHi, YMin: &yLo, YMax: &yHi}
 	slope, c := crossing.Fit(xs, an.Brackets, v.slope)
 	if !math.IsNaN(c) {
-		panel.Guides = append(panel.Guides, Guide{Label: "slope " + sig4(v.slope) + " (theory)", Color: Colors["red"], X: []float64{xLo, xHi}, Y: []float64{math.Exp(c) * math.Pow(xLo, v.slope), math.Exp(c) * math.Pow(xHi, v.slope)}})
+		panel.Guides = append(panel.Guides, Guide{Label: "slope " + sig4(v.slope) + " (theory)", Color: Colors["red"], X: []float64{xLo, xHi}, Y: []float64{math.Exp(c) * math.Pow(xLo, v.slope), math.Exp(c) * math.Pow(xHi, v.slope)}, InLegend: true})
 	}
 	slopes := "No power law passes through every bracket"
 	switch {

@@ -56,8 +56,8 @@ type Spec struct {
 	// Title is drawn centred above the panels; empty means none.
 	Title string
 
-	// Panels are drawn left to right in this order. Every panel must
-	// receive at least one curve.
+	// Panels are drawn left to right (in rows of Columns) in this order.
+	// Every panel must receive at least one curve.
 	Panels []PanelSpec
 
 	// Curves gives the legend order, labels and colours. Within a panel
@@ -70,9 +70,15 @@ type Spec struct {
 	// band is (see Band.Caption).
 	Caption string
 
+	// Columns is the most panels in a row: the panels fill rows left to
+	// right, top to bottom (six bodies as two rows of three). Zero puts
+	// every panel in one row.
+	Columns int
+
 	// Width and Height are the whole figure's size. Zero Width means
-	// DefaultPanelWidth per panel; zero Height means DefaultPanelHeight
-	// for the panels plus whatever the title, legend and caption need.
+	// DefaultPanelWidth per panel of a row; zero Height means
+	// DefaultPanelHeight per row of panels plus whatever the title,
+	// legend and caption need.
 	Width, Height vg.Length
 
 	// Inset, when non-nil, draws a zoomed copy of a panel's curves in the
@@ -111,6 +117,10 @@ type Guide struct {
 	Label string
 	Color color.Color
 	X, Y  []float64
+	// InLegend names the guide in the legend (a dashed line in its
+	// colour) instead of beside its line, where a label would cross
+	// what the panel draws (the scaling view's bars).
+	InLegend bool
 }
 
 // HLine is a labelled horizontal reference line.
@@ -127,6 +137,8 @@ type CurveStyle struct {
 	Color color.Color
 	// NoBand: the curve has no band, and its legend entry shows none.
 	NoBand bool
+	// dashed: a legend entry for a Guide (InLegend), drawn dashed.
+	dashed bool
 }
 
 // InsetSpec describes a zoomed inset drawn in the upper-left corner of a

@@ -50,6 +50,7 @@ var Colors = map[string]color.Color{
 
 type runner struct {
 	figure                 string
+	columns                int // the most panels in a row (0: all in one)
 	panelAxis, curveAxis   string
 	panelTitle             string
 	panelLabels            map[string]string // panel key → its text in panelTitle
@@ -142,6 +143,8 @@ func (k *Kind) Plan(p *task.Params) task.Runner {
 		p.Errorf("figure", "%q must match %s (it names the exported files)", r.figure, figureRE)
 	}
 	r.title = p.String("title", task.Default(""))
+	// columns: the most panels in a row (0: all in one).
+	r.columns = int(p.Int("columns", task.Default(0), task.Min(0)))
 	r.panelAxis = p.String("panel", task.Default(""))
 	r.panelTitle = p.String("panel_title", task.Default("%s"))
 	if p.Has("panels") {
@@ -413,7 +416,7 @@ func (r *runner) spec(curves []Curve, panelOrder []string) Spec {
 	for _, c := range curves {
 		nSeeds = max(nSeeds, c.N)
 	}
-	spec := Spec{Title: r.title, Inset: r.inset}
+	spec := Spec{Title: r.title, Inset: r.inset, Columns: r.columns}
 	yMin, yMax := r.yMin, r.yMax
 	if r.shareY && yMin == nil && yMax == nil {
 		yMin, yMax = sharedRange(curves, r.logY)

@@ -28,6 +28,7 @@ const (
 	margin         = 0.1 * vg.Inch  // around the whole figure
 	gap            = 0.08 * vg.Inch // between title, panels, legend and caption
 	panelGap       = 0.15 * vg.Inch // between adjacent panels
+	rowGap         = 0.25 * vg.Inch // between rows of panels
 	minPanelH      = 1.2 * vg.Inch  // smallest panel height Render accepts
 	minPanelW      = 1.2 * vg.Inch  // smallest panel width Render accepts
 	lineWidth      = 1.5            // mean line, points
@@ -154,7 +155,10 @@ func (v *specCheck) size(spec Spec) {
 	if spec.Width < 0 || spec.Height < 0 {
 		v.bad("negative size %v x %v", spec.Width, spec.Height)
 	}
-	if n := len(spec.Panels); spec.Width > 0 && n > 0 && (spec.Width-2*margin)/vg.Length(n) < minPanelW {
+	if spec.Columns < 0 {
+		v.bad("negative number of columns %d", spec.Columns)
+	}
+	if n, _ := spec.grid(); spec.Width > 0 && n > 0 && (spec.Width-2*margin)/vg.Length(n) < minPanelW {
 		v.bad("width %v leaves less than %v per panel", spec.Width, minPanelW)
 	}
 }
@@ -244,6 +248,14 @@ func (v *specCheck) assign(f *figure, curves []Curve, panelIdx, styleIdx map[str
 			f.legend = append(f.legend, s)
 		}
 	}
+	// Guides named in the legend follow the curves, each label once.
+	for _, p := range spec.Panels {
+		for _, g := range p.Guides {
+			if g.InLegend && !slices.ContainsFunc(f.legend, func(s CurveStyle) bool { return s.dashed && s.Label == g.Label }) {
+				f.legend = append(f.legend, CurveStyle{Label: g.Label, Color: g.Color, NoBand: true, dashed: true})
+			}
+		}
+	}
 }
 
 // inset checks the inset and attaches it to its panel (or every panel).
@@ -282,13 +294,27 @@ func (v *specCheck) inset(f *figure, panelIdx map[string]int) {
 	}
 }
 
-// layout sizes the figure: the width from the panels, the height from the
-// title, panels, legend and caption.
+// grid is the panels' layout: columns and rows (Columns, or one row).
+func (s Spec) grid() (cols, rows int) {
+	n := len(s.Panels)
+	cols = n
+	if s.Columns > 0 && s.Columns < n {
+		cols = s.Columns
+	}
+	if cols == 0 {
+		return 0, 1
+	}
+	return cols, (n + cols - 1) / cols
+}
+
+// layout sizes the figure: the width from the panels of a row, the height
+// from the title, rows of panels, legend and caption.
 func (f *figure) layout() error {
 	spec := f.spec
+	cols, rows := spec.grid()
 	f.w = spec.Width
 	if f.w == 0 {
-		f.w = DefaultPanelWidth*vg.Length(len(spec.Panels)) + 2*margin
+		f.w = DefaultPanelWidth*vg.Length(cols) + 2*margin
 	}
 	inner := f.w - 2*margin
 	if spec.Title != "" {
@@ -298,14 +324,14 @@ func (f *figure) layout() error {
 	f.layoutLegend(inner)
 	f.caption = wrapText(captionStyle, spec.Caption, inner)
 	f.captionH = captionStyle.Height(f.caption)
-	fixed := 2*margin + f.titleH + f.legendH + gap + f.captionH + gap
+	fixed := 2*margin + f.titleH + f.legendH + gap + f.captionH + gap + vg.Length(rows-1)*rowGap
 	f.h = spec.Height
 	if f.h == 0 {
-		f.h = fixed + DefaultPanelHeight
+		f.h = fixed + DefaultPanelHeight*vg.Length(rows)
 	}
-	if f.h-fixed < minPanelH {
-		return fmt.Errorf("%w: height %v leaves %v for the panels after title, legend and caption (need %v)",
-			ErrBadSpec, f.h, f.h-fixed, minPanelH)
+	if (f.h-fixed)/vg.Length(rows) < minPanelH {
+		return fmt.Errorf("%w: height %v leaves %v for %d row(s) of panels after title, legend and caption (need %v a row)",
+			ErrBadSpec, f.h, f.h-fixed, rows, minPanelH)
 	}
 	return nil
 }
@@ -403,10 +429,10 @@ func (f *figure) draw(c draw.Canvas) {
 		Min: vg.Point{X: left, Y: panelsBottom},
 		Max: vg.Point{X: right, Y: top},
 	}}
-	tiles := draw.Tiles{Cols: len(f.panels), Rows: 1, PadX: panelGap}
+	cols, rows := f.spec.grid()
+	tiles := draw.Tiles{Cols: cols, Rows: rows, PadX: panelGap, PadY: rowGap}
 	for i, p := range f.panels {
-		tc := tiles.At(area, i, 0)
-		p.draw(tc)
+		p.draw(tiles.At(area, i%cols, i/cols))
 	}
 
 	f.drawLegend(c, left, right, legendTop)
@@ -436,7 +462,12 @@ func (f *figure) drawLegend(c draw.Canvas, left, right, top vg.Length) {
 					{X: x + thumbWidth, Y: yc + h}, {X: x, Y: yc + h},
 				})
 			}
-			c.StrokeLine2(lineStyle(s.Color), x, yc, x+thumbWidth, yc)
+			ls := lineStyle(s.Color)
+			if s.dashed {
+				ls = hlineStyle
+				ls.Color = s.Color
+			}
+			c.StrokeLine2(ls, x, yc, x+thumbWidth, yc)
 			c.FillText(legendStyle, vg.Point{X: x + thumbWidth + vg.Points(5), Y: yc}, s.Label)
 			x += entryWidth(s) + vg.Points(entrySpacing)
 		}
@@ -592,7 +623,7 @@ func (g guide) Plot(c draw.Canvas, p *gplot.Plot) {
 		return
 	}
 	c.StrokeLines(sty, c.ClipLinesXY(pts)...)
-	if g.Label != "" {
+	if g.Label != "" && !g.InLegend {
 		end := pts[len(pts)-1]
 		// The label spans [right − its width, right]: it sits above (or
 		// below) the line over that whole span, not only at its end.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"image/color"
 	"image/png"
 	"math"
@@ -191,6 +192,86 @@ func TestRenderSizeAndFormats(t *testing.T) {
 		if !strings.Contains(s, txt) {
 			t.Errorf("SVG lacks text %q", txt)
 		}
+	}
+}
+
+// Columns lays the panels out in rows: five panels in rows of three are a
+// figure three panels wide and two rows (and a row gap) tall, every
+// panel drawn; a negative number of columns is refused.
+func TestPanelGrid(t *testing.T) {
+	spec, series := linregFixture()
+	base := spec.Panels[0]
+	spec.Panels = nil
+	var all []Series
+	for _, k := range []string{"a", "b", "c", "d", "e"} {
+		p := base
+		p.Key, p.Title = k, "panel "+k
+		spec.Panels = append(spec.Panels, p)
+		for _, s := range series {
+			if s.Panel == "d=10" {
+				s.Panel = k
+				all = append(all, s)
+			}
+		}
+	}
+	size := func(spec Spec) (w, h int, svg string) {
+		pngB, svgB := renderFixture(t, spec, all, BandMinMaxStd)
+		img, err := png.Decode(bytes.NewReader(pngB))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img.Bounds().Dx(), img.Bounds().Dy(), string(svgB)
+	}
+	w1, h1, _ := size(spec)
+	spec.Columns = 3
+	w3, h3, svg := size(spec)
+	px := func(l vg.Length) int { return int(math.Round(float64(l) / 72 * PNGDPI)) }
+	if want := px(3*DefaultPanelWidth + 2*margin); w3 != want || w1 != px(5*DefaultPanelWidth+2*margin) {
+		t.Errorf("widths: %d in one row, %d in rows of 3; want %d and %d", w1, w3, px(5*DefaultPanelWidth+2*margin), want)
+	}
+	if d := h3 - h1; d != px(DefaultPanelHeight+rowGap) && d != px(DefaultPanelHeight+rowGap)+1 && d != px(DefaultPanelHeight+rowGap)-1 {
+		t.Errorf("heights: %d in one row, %d in two; the second row should add %d", h1, h3, px(DefaultPanelHeight+rowGap))
+	}
+	for _, k := range []string{"a", "b", "c", "d", "e"} {
+		if !strings.Contains(svg, "panel "+k) {
+			t.Errorf("the grid lacks panel %s", k)
+		}
+	}
+	spec.Columns = -1
+	if _, _, err := Render(spec, nil); !errors.Is(err, ErrBadSpec) || !strings.Contains(err.Error(), "negative number of columns") {
+		t.Errorf("columns -1: %v", err)
+	}
+}
+
+// A guide named in the legend (InLegend) gets one dashed legend entry
+// after the curves, however many panels draw it, and no label beside its
+// line; a guide without it stays out of the legend.
+func TestGuideInLegend(t *testing.T) {
+	spec, series := linregFixture()
+	curves, err := Aggregate(series, BandMinMaxStd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Guide{Label: "slope 0.5 (theory)", Color: red, X: []float64{100, 1e5}, Y: []float64{1, 2}, InLegend: true}
+	spec.Panels[0].Guides = []Guide{g}
+	spec.Panels[1].Guides = []Guide{g, {Label: "bound", Color: blue, X: []float64{100, 1e5}, Y: []float64{1, 2}}}
+	f, err := newFigure(spec, curves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, s := range f.legend {
+		labels = append(labels, fmt.Sprintf("%s dashed=%v", s.Label, s.dashed))
+	}
+	if got, want := strings.Join(labels, "; "), "ARS dashed=false; REINFORCE dashed=false; slope 0.5 (theory) dashed=true"; got != want {
+		t.Errorf("legend %q, want %q", got, want)
+	}
+	_, svg, err := Render(spec, curves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(svg), "slope 0.5 (theory)"); n != 1 {
+		t.Errorf("the guide's label is drawn %d times, want once (the legend)", n)
 	}
 }
 
