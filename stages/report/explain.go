@@ -61,15 +61,20 @@ func evidence(r Result) string {
 	if r.Summary != nil && c.Stat != StatCrossover {
 		fs = []Finding{*r.Summary}
 	}
+	// The findings that decide the verdict come first; a contradicted
+	// claim's inconclusive findings follow them.
+	var decisive, rest []Finding
+	for _, f := range fs {
+		switch {
+		case f.Verdict == r.Verdict:
+			decisive = append(decisive, f)
+		case r.Verdict == Contradicted && f.Verdict == Inconclusive && c.Stat != StatCrossover:
+			rest = append(rest, f)
+		}
+	}
 	var parts []string
 	shown := 0
-	for _, f := range fs {
-		if f.Verdict != r.Verdict && !(r.Verdict == Contradicted && f.Verdict == Inconclusive) {
-			continue
-		}
-		if c.Stat == StatCrossover && f.Verdict == Inconclusive && r.Verdict == Contradicted {
-			continue
-		}
+	for _, f := range append(decisive, rest...) {
 		if shown++; shown > 4 {
 			continue
 		}

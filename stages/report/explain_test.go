@@ -223,6 +223,23 @@ func TestProvenanceTable(t *testing.T) {
 	}
 }
 
+// A contradicted claim's explanation names the findings that contradict
+// it first, then the inconclusive ones, four at most: with five
+// inconclusive keys before the one against it, that one is still shown
+// (it was hidden in "and 2 more").
+func TestContradictionExplainedFirst(t *testing.T) {
+	c := Claim{Stat: StatDifference, Curves: []string{"a", "b"}, Over: "x", Expect: ">"}
+	r := Result{Claim: c, Verdict: Contradicted}
+	for i := range 5 {
+		r.Findings = append(r.Findings, Finding{Key: fmt.Sprint(i + 1), Label: "a − b", Value: 0.1, Lo: -1, Hi: 1.2, Seeds: 10, Method: MethodPairedT, Verdict: Inconclusive})
+	}
+	r.Findings = append(r.Findings, Finding{Key: "6", Label: "a − b", Value: -2, Lo: -3, Hi: -1, Seeds: 10, Method: MethodPairedT, Verdict: Contradicted})
+	why := Explain(r)
+	if want := "The data say otherwise, claimed > 0: at 6: a − b = -2 [-3, -1], n = 10, wholly on the other side of 0; at 1: "; !strings.HasPrefix(why, want) || !strings.HasSuffix(why, "and 2 more.") {
+		t.Errorf("explanation %q\nwant it to start %q and end with \"and 2 more.\"", why, want)
+	}
+}
+
 // A finding reads back what it writes to claims.json, non-finite numbers
 // included (null, "inf", "-inf").
 func TestFindingJSONRoundTrip(t *testing.T) {
