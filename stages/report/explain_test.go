@@ -240,6 +240,30 @@ func TestContradictionExplainedFirst(t *testing.T) {
 	}
 }
 
+// A report whose every claim is this project's (the crossover profile's)
+// heads their column "the claim" and says so once above the table,
+// instead of "the paper says" and a note on every claim; one paper claim
+// among them brings the paper's header and the notes back.
+func TestAllProjectClaims(t *testing.T) {
+	d := newDocument("R", Scale{Profile: "crossover"}, nil, nil)
+	d.Claims = []ClaimResult{{ID: "a", Figure: "f", Text: "ARS ahead", Source: "project", Verdict: Holds}, {ID: "b", Figure: "f", Text: "grows", Source: "project", Verdict: Holds}}
+	h, m := string(d.HTML(nil)), string(d.Markdown())
+	for i, page := range []string{h, m} {
+		header := []string{"<th>the claim</th>", "| the claim |"}[i]
+		if !strings.Contains(page, header) || strings.Contains(page, "the paper says") || strings.Count(page, "not a sentence of the paper") != 1 || strings.Contains(page, "chosen by this project") {
+			t.Errorf("all project claims:\n%s", page)
+		}
+	}
+	d.Claims = append(d.Claims, ClaimResult{ID: "c", Figure: "f", Text: "from the paper", Source: "paper", Verdict: Holds})
+	h, m = string(d.HTML(nil)), string(d.Markdown())
+	if !strings.Contains(h, "<th>the paper says</th>") || strings.Count(h, "[threshold chosen by this project, not the paper]") != 2 || strings.Contains(h, "not a sentence of the paper") {
+		t.Errorf("mixed claims, HTML:\n%s", h)
+	}
+	if !strings.Contains(m, "| the paper says |") || strings.Count(m, "[threshold or claim chosen by this project, not the paper]") != 2 {
+		t.Errorf("mixed claims, markdown:\n%s", m)
+	}
+}
+
 // A finding reads back what it writes to claims.json, non-finite numbers
 // included (null, "inf", "-inf").
 func TestFindingJSONRoundTrip(t *testing.T) {

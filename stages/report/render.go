@@ -391,6 +391,26 @@ func (c ClaimResult) sourceNote() string {
 	return ""
 }
 
+// allProjectNote says, above the claims of a report whose every claim is
+// this project's (the crossover profile's), what they are, once instead
+// of a note on each.
+const allProjectNote = "Every claim below is this project's, not a sentence of the paper: its text and threshold follow from the paper's theory at the section cited."
+
+// allProject reports whether every claim is this project's (source:
+// project).
+func (d *Document) allProject() bool {
+	return len(d.Claims) > 0 && !slices.ContainsFunc(d.Claims, func(c ClaimResult) bool { return c.Source != "project" })
+}
+
+// claimHeader heads the claims' text column: "the paper says", or "the
+// claim" when every claim is this project's.
+func (d *Document) claimHeader() string {
+	if d.allProject() {
+		return "the claim"
+	}
+	return "the paper says"
+}
+
 // banner is the scale line at the top of the report.
 func (d *Document) banner() string {
 	if d.Scale.Paper {
@@ -414,9 +434,17 @@ func (d *Document) Markdown() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n> **%s**\n\n%s\n\n", d.Title, md(d.banner()), d.Method)
 	fmt.Fprintf(&b, "**%s.**\n\n", d.headline())
-	b.WriteString("| claim | figure | the paper says | statistic | n | result [95% CI] | verdict |\n|---|---|---|---|---|---|---|\n")
+	own := d.allProject()
+	if own {
+		b.WriteString(allProjectNote + "\n\n")
+	}
+	fmt.Fprintf(&b, "| claim | figure | %s | statistic | n | result [95%% CI] | verdict |\n|---|---|---|---|---|---|---|\n", d.claimHeader())
 	for _, c := range d.Claims {
-		fmt.Fprintf(&b, "| %s | %s | %s (%s)%s | %s | %s | %s | **%s** |\n", c.ID, c.Figure, md(c.Text), md(c.Section), md(c.sourceNote()), md(c.Statistic), c.seeds(), md(c.result()), verdictText(c.Verdict, c.seeds()))
+		note := c.sourceNote()
+		if own {
+			note = ""
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s (%s)%s | %s | %s | %s | **%s** |\n", c.ID, c.Figure, md(c.Text), md(c.Section), md(note), md(c.Statistic), c.seeds(), md(c.result()), verdictText(c.Verdict, c.seeds()))
 	}
 	if len(d.Untested) > 0 {
 		b.WriteString("\n## Sentences of the paper no claim tests\n\n| the paper says | where | why not, and what would test it |\n|---|---|---|\n")
@@ -442,7 +470,11 @@ func (d *Document) Markdown() []byte {
 			if c.Figure != f.Name {
 				continue
 			}
-			fmt.Fprintf(&b, "**%s** (%s, %s): %s%s — *%s*\n\n", c.ID, md(c.Section), verdictText(c.Verdict, c.seeds()), md(c.Text), md(c.sourceNote()), md(c.Statistic))
+			note := c.sourceNote()
+			if own {
+				note = ""
+			}
+			fmt.Fprintf(&b, "**%s** (%s, %s): %s%s — *%s*\n\n", c.ID, md(c.Section), verdictText(c.Verdict, c.seeds()), md(c.Text), md(note), md(c.Statistic))
 			if c.Explanation != "" {
 				fmt.Fprintf(&b, "*Why:* %s\n\n", md(c.Explanation))
 			}
@@ -496,15 +528,23 @@ func (d *Document) HTML(figs []*Figure) []byte {
 		paper = " paper"
 	}
 	fmt.Fprintf(&b, "<h1>%s</h1>\n<p class=\"banner%s\" id=\"scale\"><strong>%s</strong></p>\n<p>%s</p>\n<p><strong>%s.</strong></p>\n", e(d.Title), paper, e(d.banner()), e(d.Method), e(d.headline()))
-	cols := []string{"claim", "figure", "the paper says", "statistic", "n", "result [95% CI]", "verdict"}
+	cols := []string{"claim", "figure", d.claimHeader(), "statistic", "n", "result [95% CI]", "verdict"}
+	own := d.allProject()
+	if own {
+		fmt.Fprintf(&b, "<p>%s</p>\n", e(allProjectNote))
+	}
 	b.WriteString("<table id=\"claims\">\n<tr>")
 	for _, h := range cols {
 		fmt.Fprintf(&b, "<th>%s</th>", h)
 	}
 	b.WriteString("</tr>\n")
 	for _, c := range d.Claims {
+		note := projectNote(c)
+		if own {
+			note = ""
+		}
 		cells := []string{e(c.ID), fmt.Sprintf("<a href=\"#fig-%s\">%s</a>", e(c.Figure), e(c.Figure)),
-			fmt.Sprintf("%s <em>(%s)</em>%s", e(c.Text), e(c.Section), projectNote(c)), e(c.Statistic), c.seeds(), e(c.result()),
+			fmt.Sprintf("%s <em>(%s)</em>%s", e(c.Text), e(c.Section), note), e(c.Statistic), c.seeds(), e(c.result()),
 			"<strong>" + verdictText(c.Verdict, c.seeds()) + "</strong>"}
 		fmt.Fprintf(&b, "<tr class=\"claim %s\" id=\"claim-%s\">", c.Verdict, e(c.ID))
 		for i, cell := range cells {
@@ -538,7 +578,11 @@ func (d *Document) HTML(figs []*Figure) []byte {
 			if c.Figure != f.Name {
 				continue
 			}
-			fmt.Fprintf(&b, "<p class=\"%s\"><strong>%s</strong> (%s, %s): %s%s — <em>%s</em></p>\n", c.Verdict, e(c.ID), e(c.Section), verdictText(c.Verdict, c.seeds()), e(c.Text), projectNote(c), e(c.Statistic))
+			note := projectNote(c)
+			if own {
+				note = ""
+			}
+			fmt.Fprintf(&b, "<p class=\"%s\"><strong>%s</strong> (%s, %s): %s%s — <em>%s</em></p>\n", c.Verdict, e(c.ID), e(c.Section), verdictText(c.Verdict, c.seeds()), e(c.Text), note, e(c.Statistic))
 			if c.Explanation != "" {
 				fmt.Fprintf(&b, "<p class=\"why\"><strong>Why:</strong> %s</p>\n", e(c.Explanation))
 			}
