@@ -3,13 +3,16 @@ package stages
 import (
 	"crypto/sha256"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"zorepro/pipeline/dag"
 	"zorepro/pipeline/task"
+	"zorepro/stages/report"
 )
 
 // TestNonPaperFiguresSayTheirProfile: a figure drawn at another profile's
@@ -68,6 +71,61 @@ func TestEveryTaskFeedsAFigure(t *testing.T) {
 		if len(unused) > 0 {
 			t.Errorf("%s: %d task(s) feed no other task, e.g. %s", profile, len(unused), strings.Join(unused[:min(3, len(unused))], ", "))
 		}
+	}
+}
+
+// TestCrossoverClaimsCanBeTested: a crossover claim ("ahead from H = a-b
+// on") is judged at the keys from b on, so every profile that plans its
+// figure must compute a key there on the claim's panel. Humanoid's claim
+// (20.6-34.3) on a grid that stopped at 34 read as an unexplained
+// inconclusive in a trial run of the crossover profile; H = 55 on
+// Humanoid is what this test asks for.
+func TestCrossoverClaimsCanBeTested(t *testing.T) {
+	checked := 0
+	for _, profile := range []string{"paper", "quick", "smoke", "horizon-long", "published", "crossover", "horizon-variants"} {
+		plan, err := dag.Load("../dag.yaml", profile, Kinds())
+		if err != nil {
+			t.Fatal(err)
+		}
+		plots := map[string]*dag.Task{}
+		var reports []*dag.Task
+		for _, tk := range plan.Tasks {
+			switch tk.Stage.Kind {
+			case "plot":
+				plots[tk.Params.String("figure")] = tk
+			case "report":
+				reports = append(reports, tk)
+			}
+		}
+		for _, rt := range reports {
+			for _, c := range report.DecodeClaims(rt.Params) {
+				plot := plots[c.Figure]
+				if c.Stat != report.StatCrossover || c.Over != "x" || plot == nil {
+					continue
+				}
+				xAxis, panelAxis := plot.Params.String("x_coord"), plot.Params.String("panel")
+				largest := math.Inf(-1)
+				for _, in := range plot.Inputs["curves"] {
+					if p, _ := in.Coord(panelAxis); c.Panel != "" && p != c.Panel {
+						continue
+					}
+					if v, ok := in.Coord(xAxis); ok {
+						x, err := strconv.ParseFloat(v, 64)
+						if err != nil {
+							t.Fatalf("%s: %s's %s = %q", profile, in.Path, xAxis, v)
+						}
+						largest = max(largest, x)
+					}
+				}
+				checked++
+				if largest < c.Between[1] {
+					t.Errorf("%s: claim %s is judged from %s = %g on, but panel %q computes %s up to %g", profile, c.ID, xAxis, c.Between[1], c.Panel, xAxis, largest)
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("%d crossover claims checked, want at least 20 (the paper's four and the crossover profile's twelve)", checked)
 	}
 }
 
