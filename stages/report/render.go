@@ -383,12 +383,13 @@ func derefFinding(f *Finding) []Finding {
 	return []Finding{*f}
 }
 
-// sourceNote marks what this project chose rather than the paper.
-func (c ClaimResult) sourceNote() string {
-	if c.Source == "project" {
-		return " [threshold or claim chosen by this project, not the paper]"
+// sourceNote marks what this project chose rather than the paper (nothing
+// where every claim is, allProjectNote says it once).
+func (d *Document) sourceNote(c ClaimResult) string {
+	if c.Source != "project" || d.allProject() {
+		return ""
 	}
-	return ""
+	return " [threshold or claim chosen by this project, not the paper]"
 }
 
 // allProjectNote says, above the claims of a report whose every claim is
@@ -434,17 +435,12 @@ func (d *Document) Markdown() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n> **%s**\n\n%s\n\n", d.Title, md(d.banner()), d.Method)
 	fmt.Fprintf(&b, "**%s.**\n\n", d.headline())
-	own := d.allProject()
-	if own {
+	if d.allProject() {
 		b.WriteString(allProjectNote + "\n\n")
 	}
 	fmt.Fprintf(&b, "| claim | figure | %s | statistic | n | result [95%% CI] | verdict |\n|---|---|---|---|---|---|---|\n", d.claimHeader())
 	for _, c := range d.Claims {
-		note := c.sourceNote()
-		if own {
-			note = ""
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s (%s)%s | %s | %s | %s | **%s** |\n", c.ID, c.Figure, md(c.Text), md(c.Section), md(note), md(c.Statistic), c.seeds(), md(c.result()), verdictText(c.Verdict, c.seeds()))
+		fmt.Fprintf(&b, "| %s | %s | %s (%s)%s | %s | %s | %s | **%s** |\n", c.ID, c.Figure, md(c.Text), md(c.Section), md(d.sourceNote(c)), md(c.Statistic), c.seeds(), md(c.result()), verdictText(c.Verdict, c.seeds()))
 	}
 	if len(d.Untested) > 0 {
 		b.WriteString("\n## Sentences of the paper no claim tests\n\n| the paper says | where | why not, and what would test it |\n|---|---|---|\n")
@@ -470,11 +466,7 @@ func (d *Document) Markdown() []byte {
 			if c.Figure != f.Name {
 				continue
 			}
-			note := c.sourceNote()
-			if own {
-				note = ""
-			}
-			fmt.Fprintf(&b, "**%s** (%s, %s): %s%s — *%s*\n\n", c.ID, md(c.Section), verdictText(c.Verdict, c.seeds()), md(c.Text), md(note), md(c.Statistic))
+			fmt.Fprintf(&b, "**%s** (%s, %s): %s%s — *%s*\n\n", c.ID, md(c.Section), verdictText(c.Verdict, c.seeds()), md(c.Text), md(d.sourceNote(c)), md(c.Statistic))
 			if c.Explanation != "" {
 				fmt.Fprintf(&b, "*Why:* %s\n\n", md(c.Explanation))
 			}
@@ -529,8 +521,7 @@ func (d *Document) HTML(figs []*Figure) []byte {
 	}
 	fmt.Fprintf(&b, "<h1>%s</h1>\n<p class=\"banner%s\" id=\"scale\"><strong>%s</strong></p>\n<p>%s</p>\n<p><strong>%s.</strong></p>\n", e(d.Title), paper, e(d.banner()), e(d.Method), e(d.headline()))
 	cols := []string{"claim", "figure", d.claimHeader(), "statistic", "n", "result [95% CI]", "verdict"}
-	own := d.allProject()
-	if own {
+	if d.allProject() {
 		fmt.Fprintf(&b, "<p>%s</p>\n", e(allProjectNote))
 	}
 	b.WriteString("<table id=\"claims\">\n<tr>")
@@ -539,12 +530,8 @@ func (d *Document) HTML(figs []*Figure) []byte {
 	}
 	b.WriteString("</tr>\n")
 	for _, c := range d.Claims {
-		note := projectNote(c)
-		if own {
-			note = ""
-		}
 		cells := []string{e(c.ID), fmt.Sprintf("<a href=\"#fig-%s\">%s</a>", e(c.Figure), e(c.Figure)),
-			fmt.Sprintf("%s <em>(%s)</em>%s", e(c.Text), e(c.Section), note), e(c.Statistic), c.seeds(), e(c.result()),
+			fmt.Sprintf("%s <em>(%s)</em>%s", e(c.Text), e(c.Section), d.projectNote(c)), e(c.Statistic), c.seeds(), e(c.result()),
 			"<strong>" + verdictText(c.Verdict, c.seeds()) + "</strong>"}
 		fmt.Fprintf(&b, "<tr class=\"claim %s\" id=\"claim-%s\">", c.Verdict, e(c.ID))
 		for i, cell := range cells {
@@ -578,11 +565,7 @@ func (d *Document) HTML(figs []*Figure) []byte {
 			if c.Figure != f.Name {
 				continue
 			}
-			note := projectNote(c)
-			if own {
-				note = ""
-			}
-			fmt.Fprintf(&b, "<p class=\"%s\"><strong>%s</strong> (%s, %s): %s%s — <em>%s</em></p>\n", c.Verdict, e(c.ID), e(c.Section), verdictText(c.Verdict, c.seeds()), e(c.Text), note, e(c.Statistic))
+			fmt.Fprintf(&b, "<p class=\"%s\"><strong>%s</strong> (%s, %s): %s%s — <em>%s</em></p>\n", c.Verdict, e(c.ID), e(c.Section), verdictText(c.Verdict, c.seeds()), e(c.Text), d.projectNote(c), e(c.Statistic))
 			if c.Explanation != "" {
 				fmt.Fprintf(&b, "<p class=\"why\"><strong>Why:</strong> %s</p>\n", e(c.Explanation))
 			}
@@ -617,9 +600,10 @@ var companionViews = []struct{ suffix, alt, markdown, html string }{
 		"Each body's crossover horizon, bracketed as the scaling claims below judge it (all brackets hold together with at least 95% if the advantage changes sign once), against d/p on log-log axes, beside the theory's slope ½ (a companion view, not a figure of the paper)."},
 }
 
-// projectNote marks, in HTML, a claim whose threshold this project chose.
-func projectNote(c ClaimResult) string {
-	if c.Source != "project" {
+// projectNote marks, in HTML, a claim whose threshold this project chose
+// (nothing where every claim is this project's).
+func (d *Document) projectNote(c ClaimResult) string {
+	if c.Source != "project" || d.allProject() {
 		return ""
 	}
 	return ` <span class="project">[threshold chosen by this project, not the paper]</span>`
