@@ -162,6 +162,7 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 	var table strings.Builder
 	table.WriteString("panel,x,lo,hi,point,seeds,alpha\n")
 	var parts []string
+	var notes []Note
 	// Bodies with the same value (HalfCheetah and Walker2d: d/p = 17) are
 	// drawn side by side, 5% apart on the log axis.
 	at := make([]float64, len(xs))
@@ -185,7 +186,8 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 		}
 		bar.X = append(bar.X, at[i], at[i], at[i])
 		bar.Mean = append(bar.Mean, lo, hi, math.NaN())
-		if !math.IsNaN(b.Point) { // a short tick across the bar
+		notes = append(notes, Note{X: at[i], Lo: lo, Hi: hi, Text: panelTitle(s, panels[i])}) // the body's name at its bar
+		if !math.IsNaN(b.Point) {                                                             // a short tick across the bar
 			dot.X, dot.Mean = append(dot.X, at[i]/1.04, at[i]*1.04, at[i]), append(dot.Mean, b.Point, b.Point, math.NaN())
 		}
 		fmt.Fprintf(&table, "%s,%s,%s,%s,%s,%d,%s\n", panels[i], task.FormatFloat(xs[i]), task.FormatFloat(b.Lo), task.FormatFloat(b.Hi), task.FormatFloat(b.Point), b.Seeds, task.FormatFloat(an.Alpha))
@@ -210,7 +212,7 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 	for i, r := range v.scaling {
 		rivals[i] = styleLabel(s, r)
 	}
-	panel := PanelSpec{Key: "all", XLabel: v.xLabel, YLabel: "Crossover horizon H*", LogX: true, LogY: true, XMin: &xLo, XMax: &xHi, YMin: &yLo, YMax: &yHi}
+	panel := PanelSpec{Key: "all", XLabel: v.xLabel, YLabel: "Crossover horizon H*", LogX: true, LogY: true, XMin: &xLo, XMax: &xHi, YMin: &yLo, YMax: &yHi, Notes: notes}
 	slope, c := crossing.Fit(xs, an.Brackets, v.slope)
 	if !math.IsNaN(c) {
 		panel.Guides = append(panel.Guides, Guide{Label: "slope " + sig4(v.slope) + " (theory)", Color: Colors["red"], X: []float64{xLo, xHi}, Y: []float64{math.Exp(c) * math.Pow(xLo, v.slope), math.Exp(c) * math.Pow(xHi, v.slope)}, InLegend: true})

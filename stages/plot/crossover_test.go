@@ -83,6 +83,10 @@ func TestCrossoverViews(t *testing.T) {
 			t.Errorf("caption lacks %q:\n%s", w, ss.Caption)
 		}
 	}
+	// Each bar is named, the note spanning the bar as drawn.
+	if n := ss.Panels[0].Notes; len(n) != 3 || n[1].Text != "B" || n[1].X != 4 || n[1].Lo != an.Brackets[1].Lo || n[1].Hi != an.Brackets[1].Hi {
+		t.Errorf("the bodies' names: %+v", n)
+	}
 	if _, _, err := Render(ss, sc); err != nil {
 		t.Errorf("render the scaling view: %v", err)
 	}

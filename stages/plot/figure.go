@@ -110,6 +110,18 @@ type PanelSpec struct {
 	// drawn dashed in their colour with their label at their right end;
 	// the y range includes them.
 	Guides []Guide
+
+	// Notes name vertical bars the panel draws (the scaling view's body
+	// names); they do not widen the axis ranges.
+	Notes []Note
+}
+
+// Note names the vertical bar from Lo to Hi at X: its text goes above
+// the bar, else below it, else beside it, wherever it overlaps neither
+// another note nor another noted bar and stays inside the data area.
+type Note struct {
+	X, Lo, Hi float64
+	Text      string
 }
 
 // Guide is a labelled reference curve: y against x, not data.

@@ -508,6 +508,9 @@ func (p panelData) draw(c draw.Canvas) {
 	for i, g := range s.Guides {
 		pl.Add(guide{Guide: g, labelBelow: i != top})
 	}
+	if len(s.Notes) > 0 {
+		pl.Add(notes(s.Notes))
+	}
 	pl.X.Min, pl.X.Max = axisRange(pl.xs, s.LogX, s.XMin, s.XMax)
 	pl.Y.Min, pl.Y.Max = axisRange(pl.ys, s.LogY, s.YMin, s.YMax)
 
@@ -635,6 +638,80 @@ func (g guide) Plot(c draw.Canvas, p *gplot.Plot) {
 		}
 		c.FillText(sty, vg.Point{X: right, Y: y}, g.Label)
 	}
+}
+
+// notes draw each Note's text at the first free place around its bar.
+type notes []Note
+
+// noteGap is the space between a bar and its note's text.
+const noteGap = 3
+
+// box is a rectangle on the canvas.
+type box struct{ min, max vg.Point }
+
+func (a box) overlaps(b box) bool {
+	return a.min.X < b.max.X && b.min.X < a.max.X && a.min.Y < b.max.Y && b.min.Y < a.max.Y
+}
+
+func (a box) inside(area box) bool {
+	return a.min.X >= area.min.X && a.max.X <= area.max.X && a.min.Y >= area.min.Y && a.max.Y <= area.max.Y
+}
+
+// Plot implements gonum/plot's Plotter.
+func (ns notes) Plot(c draw.Canvas, p *gplot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := textStyle(legendFontSz, draw.XLeft, draw.YBottom)
+	var bars []box
+	var sizes []vg.Point
+	var texts []string
+	for _, n := range ns {
+		if (isLog(p.X.Scale) && !(n.X > 0)) || (isLog(p.Y.Scale) && !(n.Lo > 0 && n.Hi > 0)) {
+			continue
+		}
+		x := trX(n.X)
+		bars = append(bars, box{vg.Point{X: x - 1, Y: trY(n.Lo)}, vg.Point{X: x + 1, Y: trY(n.Hi)}})
+		sizes = append(sizes, vg.Point{X: sty.Width(n.Text), Y: sty.Height(n.Text)})
+		texts = append(texts, n.Text)
+	}
+	for i, r := range placeNotes(bars, sizes, box{c.Min, c.Max}) {
+		c.FillText(sty, r.min, texts[i])
+	}
+}
+
+// placeNotes places texts of the given sizes beside their bars, in
+// order: each at the first place around its bar (above it, below it,
+// centred on it or starting or ending there, then right and left of its
+// middle) that is inside area and overlaps no placed text and no other
+// bar; where none is, above it (or the first place inside area).
+func placeNotes(bars []box, sizes []vg.Point, area box) []box {
+	g := vg.Points(noteGap)
+	placed := make([]box, 0, len(bars))
+	for i, b := range bars {
+		w, h := sizes[i].X, sizes[i].Y
+		x, mid := (b.min.X+b.max.X)/2, (b.min.Y+b.max.Y)/2
+		at := func(minX, minY vg.Length) box {
+			return box{vg.Point{X: minX, Y: minY}, vg.Point{X: minX + w, Y: minY + h}}
+		}
+		above, below := b.max.Y+g, b.min.Y-g-h
+		cands := []box{at(x-w/2, above), at(x-w/2, below), at(x-g, above), at(x+g-w, above), at(x-g, below), at(x+g-w, below), at(b.max.X+g, mid-h/2), at(b.min.X-g-w, mid-h/2)}
+		free := func(r box) bool {
+			if !r.inside(area) {
+				return false
+			}
+			for j, o := range bars {
+				if j != i && r.overlaps(o) {
+					return false
+				}
+			}
+			return !slices.ContainsFunc(placed, r.overlaps)
+		}
+		pick := slices.IndexFunc(cands, free)
+		if pick < 0 {
+			pick = max(0, slices.IndexFunc(cands, func(r box) bool { return r.inside(area) }))
+		}
+		placed = append(placed, cands[pick])
+	}
+	return placed
 }
 
 // polylineY is the polyline's y at x (pts in increasing x), its end's y

@@ -610,3 +610,49 @@ func TestLogCompanionCutsDeepBands(t *testing.T) {
 		t.Errorf("caption %q does not say the bands are cut", c.Caption)
 	}
 }
+
+// Notes go above their bars where there is room; a note that would cover
+// another note or cross another bar goes below its bar, or beside it; one
+// that would leave the data area goes where it stays inside.
+func TestPlaceNotes(t *testing.T) {
+	area := box{vg.Point{X: 0, Y: 0}, vg.Point{X: 200, Y: 100}}
+	bar := func(x, lo, hi vg.Length) box { return box{vg.Point{X: x - 1, Y: lo}, vg.Point{X: x + 1, Y: hi}} }
+	size := vg.Point{X: 30, Y: 10}
+	cases := []struct {
+		name string
+		bars []box
+		want []vg.Point // each note's lower left corner
+	}{
+		{"alone: centred above", []box{bar(100, 20, 60)}, []vg.Point{{X: 85, Y: 63}}},
+		{"two close bars: the second below", []box{bar(100, 20, 60), bar(110, 20, 60)}, []vg.Point{{X: 85, Y: 63}, {X: 95, Y: 7}}},
+		{"no room above or below: right of its middle", []box{bar(100, 20, 60), bar(110, 20, 60), bar(150, 10, 90)}, []vg.Point{{X: 85, Y: 63}, {X: 95, Y: 7}, {X: 154, Y: 45}}},
+		{"left where the right would leave the area", []box{bar(190, 10, 90)}, []vg.Point{{X: 156, Y: 45}}},
+		{"no room above: below", []box{bar(100, 20, 95)}, []vg.Point{{X: 85, Y: 7}}},
+		{"at the left edge: starting at the bar", []box{bar(5, 20, 60)}, []vg.Point{{X: 2, Y: 63}}},
+	}
+	for _, c := range cases {
+		sizes := make([]vg.Point, len(c.bars))
+		for i := range sizes {
+			sizes[i] = size
+		}
+		got := placeNotes(c.bars, sizes, area)
+		for i, w := range c.want {
+			if got[i].min != w || got[i].max != (vg.Point{X: w.X + 30, Y: w.Y + 10}) {
+				t.Errorf("%s: note %d at %v, want %v", c.name, i, got[i], w)
+			}
+		}
+		for i := range got {
+			for j := range i {
+				if got[i].overlaps(got[j]) {
+					t.Errorf("%s: notes %d and %d overlap", c.name, j, i)
+				}
+			}
+		}
+	}
+	// Nowhere free (a third bar between two named ones): above its bar,
+	// the one place that is at least inside the area.
+	got := placeNotes([]box{bar(100, 20, 60), bar(110, 20, 60), bar(105, 20, 60)}, []vg.Point{size, size, size}, area)
+	if got[2].min != (vg.Point{X: 90, Y: 63}) {
+		t.Errorf("nowhere free: note at %v, want above its bar at (90, 63)", got[2])
+	}
+}
