@@ -89,6 +89,52 @@ func TestReportInChromium(t *testing.T) {
 	checkFiguresWithoutTheirFont(t, page, chromium)
 }
 
+// pageText is one text element of a figure as the page renders it:
+// its font size in CSS pixels and its box.
+type pageText struct {
+	Text       string
+	Px         float64
+	L, T, R, B float64
+}
+
+// figureLine is a line of a figure's text as a reader sees it: the plot
+// package draws a superscript (10⁴, in a tick or an axis label) as its own
+// smaller text after the text before it, and the rest of the line as
+// another text after it.
+type figureLine struct {
+	text      string
+	px, supPx float64 // the line's size, its exponents' smallest (+Inf: none)
+}
+
+// joinSuperscripts joins each run of texts that touch on the page, a
+// smaller one after a larger one being its exponent, and a text of the
+// line's size after an exponent its continuation.
+func joinSuperscripts(texts []pageText) []figureLine {
+	var out []figureLine
+	sup := strings.NewReplacer("0", "⁰", "1", "¹", "2", "²", "3", "³", "4", "⁴", "5", "⁵", "6", "⁶", "7", "⁷", "8", "⁸", "9", "⁹", "−", "⁻", "+", "⁺")
+	touch := func(a, b pageText) bool { return b.L <= a.R+1 && b.R >= a.L-1 && b.T <= a.B+1 && b.B >= a.T-1 }
+	afterSup := false
+	for k, tx := range texts {
+		if k > 0 && len(out) > 0 && touch(texts[k-1], tx) {
+			l := &out[len(out)-1]
+			switch {
+			case tx.Px < l.px:
+				l.text += sup.Replace(tx.Text)
+				l.supPx = math.Min(l.supPx, tx.Px)
+				afterSup = true
+				continue
+			case afterSup && tx.Px == l.px:
+				l.text += tx.Text
+				afterSup = false
+				continue
+			}
+		}
+		out = append(out, figureLine{text: tx.Text, px: tx.Px, supPx: math.Inf(1)})
+		afterSup = false
+	}
+	return out
+}
+
 // claimVerdict is what the report tests read of a claim in claims.json.
 type claimVerdict struct {
 	ID, Figure, Verdict, Explanation string
@@ -339,7 +385,7 @@ func checkSelfContained(t *testing.T, page []byte) {
 // no script), writes into the DOM what a reader sees of each figure at
 // the page's width: the figure's rendered width, every text with its
 // rendered font size in CSS pixels (the SVG's font size times its scale
-// on the page).
+// on the page) and its box on the page.
 const measureFigures = `<script>
 const out = [];
 for (const sec of document.querySelectorAll('section[id^="fig-"]')) {
@@ -348,7 +394,8 @@ for (const sec of document.querySelectorAll('section[id^="fig-"]')) {
   const texts = [];
   for (const t of svg.querySelectorAll('text')) {
     if (t.textContent.trim() === '') continue;
-    texts.push({text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale});
+    const r = t.getBoundingClientRect();
+    texts.push({text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale, l: r.left, t: r.top, r: r.right, b: r.bottom});
   }
   out.push({id: sec.id.slice(4), width: svg.getBoundingClientRect().width, texts: texts});
 }
@@ -488,10 +535,7 @@ func checkFiguresForAReader(t *testing.T, root string, page []byte, run func(...
 	var figs []struct {
 		ID    string
 		Width float64
-		Texts []struct {
-			Text string
-			Px   float64
-		}
+		Texts []pageText
 	}
 	measureInChromium(t, run, page, measureFigures, "1024,768", &figs)
 	if len(figs) != len(paperAxes) {
@@ -501,15 +545,9 @@ func checkFiguresForAReader(t *testing.T, root string, page []byte, run func(...
 		want := paperAxes[f.ID]
 		seen := map[string]bool{}
 		smallest, smallestSup := math.Inf(1), math.Inf(1)
-		for k, tx := range f.Texts {
-			seen[tx.Text] = true
-			// A tick label 10^k is drawn as "10" and then the exponent
-			// as its own, smaller text.
-			if k > 0 && f.Texts[k-1].Text == "10" && tx.Px < f.Texts[k-1].Px {
-				smallestSup = math.Min(smallestSup, tx.Px)
-				continue
-			}
-			smallest = math.Min(smallest, tx.Px)
+		for _, l := range joinSuperscripts(f.Texts) {
+			seen[l.text] = true
+			smallest, smallestSup = math.Min(smallest, l.px), math.Min(smallestSup, l.supPx)
 		}
 		for _, l := range []string{want.xLabel, want.yLabel} {
 			if !seen[l] {

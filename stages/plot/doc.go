@@ -66,4 +66,13 @@
 // for a given GOARCH; the rasteriser's floating point may differ between
 // architectures, so golden images are checked on the GOARCH that made them.
 // Render is safe for concurrent use.
+//
+// # Text
+//
+// Every text of a figure is plain Unicode (a caption's "2·10⁴" is the
+// string the report and claims.json quote too); its superscript digits
+// and signs are drawn as the font's own digits at 0.7 of the size, raised
+// (supText), because the Liberation fonts lack ⁰ and ⁹ and draw ⁶…⁸ with
+// other metrics than ⁴ and ⁵. In an SVG such an exponent is a text element
+// of its own after the text before it.
 package plot

@@ -100,7 +100,8 @@ type styledCurve struct {
 }
 
 var (
-	logLabelHandler = supHandler{text.Plain{Fonts: font.DefaultCache}}
+	// figureText draws every text of a figure.
+	figureText = supText{text.Plain{Fonts: font.DefaultCache}}
 
 	titleStyle   = textStyle(titleFontSize, draw.XCenter, draw.YTop)
 	legendStyle  = textStyle(legendFontSz, draw.XLeft, draw.YCenter)
@@ -114,7 +115,7 @@ func textStyle(size vg.Length, xa draw.XAlignment, ya draw.YAlignment) text.Styl
 		Font:    font.From(gplot.DefaultFont, size),
 		XAlign:  xa,
 		YAlign:  ya,
-		Handler: gplot.DefaultTextHandler,
+		Handler: figureText,
 	}
 }
 
@@ -945,8 +946,10 @@ type panelPlot struct {
 // font size. Points that cannot be drawn are gaps; see the package doc.
 func newPlot(curves []styledCurve, logX, logY bool, floor float64, tickSize vg.Length) panelPlot {
 	p := panelPlot{Plot: gplot.New()}
+	p.Title.TextStyle.Handler = figureText
 	for _, a := range []*gplot.Axis{&p.X, &p.Y} {
 		a.Padding = 0
+		a.Label.TextStyle.Handler, a.Tick.Label.Handler = figureText, figureText
 		a.Tick.Marker = linearTicks{maxLabels: maxLinLabels}
 		if tickSize > 0 {
 			a.Tick.Label.Font.Size = tickSize
@@ -1033,7 +1036,6 @@ func runs(n int, ok func(int) bool) [][2]int {
 func setLog(a *gplot.Axis) {
 	a.Scale = gplot.LogScale{}
 	a.Tick.Marker = logTicks{}
-	a.Tick.Label.Handler = logLabelHandler
 }
 
 // axisRange returns an axis' [min, max]: the range of vs padded by
@@ -1257,67 +1259,125 @@ search:
 	return ticks
 }
 
-// pow10Label is m x 10^k in supHandler's notation, with a true minus sign.
+// pow10Label is m x 10^k with a superscript exponent ("2×10⁻³").
 func pow10Label(m, k int) string {
-	e := strings.Replace(strconv.Itoa(k), "-", "−", 1)
+	e := superscript(strconv.Itoa(k))
 	if m == 1 {
-		return "10^" + e
+		return "10" + e
 	}
-	return strconv.Itoa(m) + "×10^" + e
+	return strconv.Itoa(m) + "×10" + e
 }
 
-// supHandler is text.Plain plus one superscript: "B^E" draws E after B at
-// supScale of the size, raised by supRaise of the size. Text without "^"
-// is drawn exactly as text.Plain draws it. (gonum/plot's LaTeX handler
-// cannot draw superscripts, and the Liberation fonts lack superscript
-// digits 0 and 9.) Log-axis tick labels use it.
-type supHandler struct{ text.Plain }
+// superscript writes the digits and minus sign of s as their Unicode
+// superscripts.
+var superscript = strings.NewReplacer("0", "⁰", "1", "¹", "2", "²", "3", "³", "4", "⁴", "5", "⁵", "6", "⁶", "7", "⁷", "8", "⁸", "9", "⁹", "-", "⁻").Replace
+
+// supText is text.Plain except for superscript digits and signs
+// (⁰…⁹, ⁺, ⁻), which it draws as the font's own digits and signs at
+// supScale of the size, raised by supRaise of the size: the Liberation
+// fonts lack ⁰ and ⁹ (a PNG drew nothing for them, a browser another
+// font's) and draw ⁶…⁸ with other metrics than ⁴ and ⁵. Text without
+// them is drawn exactly as text.Plain draws it. Every text of a figure
+// uses it (figureText).
+type supText struct{ text.Plain }
 
 const (
 	supScale = 0.7
 	supRaise = 0.42
 )
 
-var _ text.Handler = supHandler{}
+var _ text.Handler = supText{}
 
-// Box implements text.Handler.
-func (h supHandler) Box(txt string, fnt font.Font) (width, height, depth vg.Length) {
-	base, exp, ok := strings.Cut(txt, "^")
-	if !ok {
-		return h.Plain.Box(txt, fnt)
-	}
-	width, height, depth = h.Plain.Box(base, fnt)
-	small := fnt
-	small.Size = fnt.Size * supScale
-	sw, sh, _ := h.Plain.Box(exp, small)
-	return width + sw, max(height, fnt.Size*supRaise+sh), depth
+// supDigits maps each superscript rune supText draws to what it draws.
+var supDigits = map[rune]string{'⁰': "0", '¹': "1", '²': "2", '³': "3", '⁴': "4", '⁵': "5", '⁶': "6", '⁷': "7", '⁸': "8", '⁹': "9", '⁺': "+", '⁻': "−"}
+
+// supRun is a stretch of a line at one size: sup is a superscript.
+type supRun struct {
+	s   string
+	sup bool
 }
 
-// Draw implements text.Handler, placing the baseline where text.Plain
-// would for a box of the same height.
-func (h supHandler) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
-	base, exp, ok := strings.Cut(txt, "^")
-	if !ok || strings.Contains(txt, "\n") {
+// supRuns cuts a line into runs, superscripts mapped to what supText
+// draws; nil where the line has none.
+func supRuns(line string) []supRun {
+	if !strings.ContainsFunc(line, func(r rune) bool { _, ok := supDigits[r]; return ok }) {
+		return nil
+	}
+	var runs []supRun
+	for _, r := range line {
+		s, sup := supDigits[r]
+		if !sup {
+			s = string(r)
+		}
+		if n := len(runs); n > 0 && runs[n-1].sup == sup {
+			runs[n-1].s += s
+		} else {
+			runs = append(runs, supRun{s, sup})
+		}
+	}
+	return runs
+}
+
+// small is fnt at supScale of its size.
+func small(fnt font.Font) font.Font {
+	fnt.Size *= supScale
+	return fnt
+}
+
+// Box implements text.Handler.
+func (h supText) Box(txt string, fnt font.Font) (width, height, depth vg.Length) {
+	runs := supRuns(txt)
+	if runs == nil {
+		return h.Plain.Box(txt, fnt)
+	}
+	_, height, depth = h.Plain.Box("", fnt)
+	for _, r := range runs {
+		if !r.sup {
+			w, _, _ := h.Plain.Box(r.s, fnt)
+			width += w
+			continue
+		}
+		w, sh, _ := h.Plain.Box(r.s, small(fnt))
+		width, height = width+w, max(height, fnt.Size*supRaise+sh)
+	}
+	return width, height, depth
+}
+
+// Draw implements text.Handler, laying out lines as text.Plain does.
+func (h supText) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
+	txt = strings.TrimRight(txt, "\n")
+	if supRuns(strings.ReplaceAll(txt, "\n", " ")) == nil {
 		h.Plain.Draw(c, txt, sty, pt)
 		return
 	}
 	fnt := h.Fonts.Lookup(sty.Font, sty.Font.Size)
-	small := sty.Font
-	small.Size = sty.Font.Size * supScale
-	sfnt := h.Fonts.Lookup(small, small.Size)
-	w, ht, d := h.Box(txt, sty.Font)
-
+	sfnt := h.Fonts.Lookup(small(sty.Font), sty.Font.Size*supScale)
 	c.SetColor(sty.Color)
 	if sty.Rotation != 0 {
 		c.Push()
 		defer c.Pop()
 		c.Rotate(sty.Rotation)
-		sin64, cos64 := math.Sincos(sty.Rotation)
-		sin, cos := vg.Length(sin64), vg.Length(cos64)
-		pt.X, pt.Y = pt.Y*sin+pt.X*cos, pt.Y*cos-pt.X*sin
 	}
-	x := pt.X + vg.Length(sty.XAlign)*w
-	y := pt.Y + vg.Length(sty.YAlign)*(ht+d) + sty.Font.Size - fnt.Extents().Ascent
-	c.FillString(fnt, vg.Point{X: x, Y: y}, base)
-	c.FillString(sfnt, vg.Point{X: x + fnt.Width(base), Y: y + sty.Font.Size*supRaise}, exp)
+	sin64, cos64 := math.Sincos(sty.Rotation)
+	sin, cos := vg.Length(sin64), vg.Length(cos64)
+	pt.X, pt.Y = pt.Y*sin+pt.X*cos, pt.Y*cos-pt.X*sin
+	lines := h.Lines(txt)
+	pt.Y += sty.Height(txt)*vg.Length(sty.YAlign) - fnt.Extents().Ascent
+	for i, line := range lines {
+		w, _, _ := h.Box(line, sty.Font)
+		at := pt.Add(vg.Point{X: vg.Length(sty.XAlign) * w, Y: vg.Length(len(lines)-i) * sty.Font.Size})
+		runs := supRuns(line)
+		if runs == nil {
+			runs = []supRun{{s: line}}
+		}
+		for _, r := range runs {
+			if r.sup {
+				c.FillString(sfnt, vg.Point{X: at.X, Y: at.Y + sty.Font.Size*supRaise}, r.s)
+				at.X += sfnt.Width(r.s)
+				continue
+			}
+			c.FillString(fnt, at, r.s)
+			at.X += fnt.Width(r.s)
+		}
+	}
 }

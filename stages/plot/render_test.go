@@ -392,7 +392,7 @@ func TestLogTicks(t *testing.T) {
 		min, max float64
 		want     string
 	}{
-		{80, 3.5e5, "10^2 10^3 10^4 10^5"},
+		{80, 3.5e5, "10² 10³ 10⁴ 10⁵"},
 		// Fewer than three decades: plain numbers where they are short,
 		// at 1, 2 and 5 x 10^k unless that crowds the axis.
 		{0.002, 0.9, "0.01 0.1"},
@@ -400,8 +400,8 @@ func TestLogTicks(t *testing.T) {
 		{0.9, 38, "1 2 5 10 20"},
 		{15, 200, "20 50 100 200"},
 		{5.3, 564, "10 20 50 100 200 500"},
-		{2e4, 9e5, "2×10^4 5×10^4 10^5 2×10^5 5×10^5"},
-		{1e-10, 1e10, "10^−9 10^−6 10^−3 10^0 10^3 10^6 10^9"},
+		{2e4, 9e5, "2×10⁴ 5×10⁴ 10⁵ 2×10⁵ 5×10⁵"},
+		{1e-10, 1e10, "10⁻⁹ 10⁻⁶ 10⁻³ 10⁰ 10³ 10⁶ 10⁹"},
 		{1.1, 1.9, "1.2 1.4 1.6 1.8"},
 		// Less than a decade with only two 1-2-5 marks in it (the quick
 		// profile's average regret at d = 10): read off linear ticks.
