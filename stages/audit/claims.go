@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"zorepro/pipeline/provenance"
@@ -45,15 +46,40 @@ type ClaimsReport struct {
 func (a *Auditor) Claims(ref string, src *provenance.FigureSource) (*ClaimsReport, error) {
 	pp := src.Production
 	rep := &ClaimsReport{Report: ref, ID: src.ID.String(), Task: infoOf(pp)}
-	raw, ok := pp.Param("claims")
-	if !ok {
+	if _, ok := pp.Param("claims"); !ok {
 		return nil, fmt.Errorf("%s records no claims parameter", pp.Task)
 	}
-	var list []any
-	if err := json.Unmarshal([]byte(raw), &list); err != nil {
-		return nil, fmt.Errorf("%s: claims parameter: %w", pp.Task, err)
+	// The parameters the claims are decoded from: the list, a profile's
+	// more_claims (each recorded whole), and its figure_caps (recorded
+	// key by key, as "figure_caps.FIGURE CAP").
+	params := map[string]any{}
+	for _, name := range []string{"claims", "more_claims"} {
+		raw, ok := pp.Param(name)
+		if !ok {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal([]byte(raw), &v); err != nil {
+			return nil, fmt.Errorf("%s: %s parameter: %w", pp.Task, name, err)
+		}
+		params[name] = v
 	}
-	p := task.NewParams("(recorded)", pp.Task, map[string]any{"claims": list})
+	for _, line := range pp.Params() {
+		k, v, _ := strings.Cut(line, " ")
+		if fig, ok := strings.CutPrefix(k, "figure_caps."); ok {
+			caps, _ := params["figure_caps"].(map[string]any)
+			if caps == nil {
+				caps = map[string]any{}
+				params["figure_caps"] = caps
+			}
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: parameter %s: %w", pp.Task, k, err)
+			}
+			caps[fig] = x
+		}
+	}
+	p := task.NewParams("(recorded)", pp.Task, params)
 	claims := report.DecodeClaims(p)
 	if err := p.Err(); err != nil {
 		return nil, fmt.Errorf("%s: recorded claims: %w", pp.Task, err)

@@ -158,7 +158,43 @@ func DecodeClaims(p *task.Params) []Claim {
 		}
 		claims = append(claims, decodeClaimList(p, "more_claims", more, seen)...)
 	}
+	applyFigureCaps(p, claims)
 	return claims
+}
+
+// applyFigureCaps reads the optional "figure_caps": a profile whose runs
+// of a figure stop at another cap than its claims were written for (the
+// smoke profile's LQR runs stop at 2·10^4 samples, Fig. 3c's claims at
+// 10^6) gives that figure's cap, in the figure's y units, and it becomes
+// the cap of each of the figure's claims that has one (a run there is
+// censored) and the bound of each of its fractions (a run below it
+// converged within the cap).
+func applyFigureCaps(p *task.Params, claims []Claim) {
+	caps, ok := p.Sub("figure_caps")
+	if !ok {
+		return
+	}
+	for _, fig := range caps.Keys() {
+		v := caps.Float(fig, task.Required())
+		if !(v > 0) {
+			caps.Errorf(fig, "must be positive (a cap on the figure's y), got %v", v)
+			continue
+		}
+		n := 0
+		for i := range claims {
+			c := &claims[i]
+			switch {
+			case c.Figure != fig:
+			case c.Stat == StatFraction:
+				c.Below, n = v, n+1
+			case c.Cap > 0:
+				c.Cap, n = v, n+1
+			}
+		}
+		if n == 0 {
+			caps.Errorf(fig, "no claim about figure %q has a cap or a fraction's bound to set", fig)
+		}
+	}
 }
 
 // decodeClaimList reads the claims of one list parameter (name), naming

@@ -111,6 +111,39 @@ func TestMoreClaims(t *testing.T) {
 	}
 }
 
+// figure_caps sets the cap of a figure's censored claims and the bound of
+// its fractions (a profile whose runs stop earlier); other figures' claims
+// and claims without a cap keep theirs; a figure no claim of which has one,
+// or a cap that is not positive, is an error naming the field.
+func TestFigureCaps(t *testing.T) {
+	claims := []any{
+		map[string]any{"id": "mean", "figure": "f", "section": "§1", "text": "t", "stat": "value", "curves": []any{"x"}, "cap": 100.0},
+		map[string]any{"id": "conv", "figure": "f", "section": "§1", "text": "t", "stat": "fraction", "curves": []any{"x"}, "below": 100.0},
+		map[string]any{"id": "plain", "figure": "f", "section": "§1", "text": "t", "stat": "value", "curves": []any{"x"}},
+		map[string]any{"id": "other", "figure": "g", "section": "§1", "text": "t", "stat": "median", "curves": []any{"x"}, "cap": 100.0},
+	}
+	p := task.NewParams("dag.yaml", "report", map[string]any{"claims": claims, "figure_caps": map[string]any{"f": 2.0}})
+	got := DecodeClaims(p)
+	if p.Err() != nil || len(got) != 4 {
+		t.Fatalf("decoded %d claims: %v", len(got), p.Err())
+	}
+	if got[0].Cap != 2 || got[1].Below != 2 || got[2].Cap != 0 || got[3].Cap != 100 {
+		t.Errorf("caps: mean %v, conv below %v, plain %v, other %v; want 2, 2, 0, 100", got[0].Cap, got[1].Below, got[2].Cap, got[3].Cap)
+	}
+	for _, c := range []struct {
+		caps map[string]any
+		want string
+	}{
+		{map[string]any{"h": 2.0}, `params.figure_caps.h: no claim about figure "h" has a cap`},
+		{map[string]any{"f": 0.0}, "params.figure_caps.f: must be positive"},
+	} {
+		p := task.NewParams("dag.yaml", "report", map[string]any{"claims": claims, "figure_caps": c.caps})
+		if DecodeClaims(p); p.Err() == nil || !strings.Contains(p.Err().Error(), c.want) {
+			t.Errorf("figure_caps %v: %v, want %q", c.caps, p.Err(), c.want)
+		}
+	}
+}
+
 // The reference a report compares with is a path and a pinned SHA-256;
 // each problem is named by its field.
 func TestReferenceValidation(t *testing.T) {
