@@ -233,7 +233,7 @@ func (p *planFlags) loadPlan(inv *invocation, targets []string) (*dag.Plan, erro
 	}
 	done := make(chan loaded, 1)
 	go func() {
-		plan, err := dag.LoadWith(p.dagFile, p.profile, stages.Kinds(), dag.Options{Planned: &planned})
+		plan, err := dag.LoadWith(p.dagFile, p.profile, stages.Kinds(), dag.Options{Planned: &planned, Checked: dagChecked()})
 		done <- loaded{plan, err}
 	}()
 	tick := time.NewTicker(time.Second)

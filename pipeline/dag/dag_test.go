@@ -2,6 +2,8 @@ package dag_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -486,5 +488,36 @@ profiles:
 	bad = strings.Replace(text, "      fit: {inputs: {data: other}}\n", "", 1)
 	if _, err := dag.Load(write(t, bad), "alone", kinds); err == nil || !strings.Contains(err.Error(), `stage "data" is not planned in profile alone (the profile's planned list leaves it out)`) {
 		t.Errorf("an input from a stage the planned list leaves out: %v", err)
+	}
+}
+
+// checkedSet is a Checked in memory.
+type checkedSet map[string]bool
+
+func (c checkedSet) Has(d string) bool { return c[d] }
+func (c checkedSet) Add(d string)      { c[d] = true }
+
+// A file checked clean under every profile is remembered by its bytes;
+// a load of the same bytes then checks the chosen profile only (shown
+// with a file whose other profile is broken: remembered as checked, it
+// loads; not remembered, it fails), and a file that fails is not
+// remembered.
+func TestCheckedFilesAreNotCheckedAgain(t *testing.T) {
+	checked := checkedSet{}
+	if _, err := dag.LoadWith(write(t, good), "paper", kinds, dag.Options{Checked: checked}); err != nil || len(checked) != 1 {
+		t.Fatalf("a good file: %v, %d remembered", err, len(checked))
+	}
+	broken := strings.Replace(good, "params: {alpha: 0.01}", "params: {alpha: '0.01x'}", 1)
+	path := write(t, broken)
+	if _, err := dag.LoadWith(path, "paper", kinds, dag.Options{Checked: checked}); err == nil || !strings.Contains(err.Error(), "(under profile smoke)") || len(checked) != 1 {
+		t.Fatalf("a file broken under another profile: %v, %d remembered", err, len(checked))
+	}
+	sum := sha256.Sum256([]byte(broken))
+	checked[hex.EncodeToString(sum[:])] = true
+	if _, err := dag.LoadWith(path, "paper", kinds, dag.Options{Checked: checked}); err != nil {
+		t.Errorf("the same bytes remembered as checked: %v", err)
+	}
+	if _, err := dag.LoadWith(path, "smoke", kinds, dag.Options{Checked: checked}); err == nil {
+		t.Error("the chosen profile is always checked: the broken profile loaded")
 	}
 }
