@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"zorepro/pipeline/dag"
@@ -15,13 +16,40 @@ import (
 	"zorepro/stages/report"
 )
 
+// checkedOnce remembers that ../dag.yaml was checked under every profile,
+// as the pipeline command remembers it (dag.Options.Checked): the tests
+// here load the file 18 times, and the first load checks it in full.
+type checkedOnce struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (c *checkedOnce) Has(d string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen[d]
+}
+
+func (c *checkedOnce) Add(d string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seen[d] = true
+}
+
+var checkedDAG = &checkedOnce{seen: map[string]bool{}}
+
+// loadDAG loads ../dag.yaml under profile.
+func loadDAG(profile string) (*dag.Plan, error) {
+	return dag.LoadWith("../dag.yaml", profile, Kinds(), dag.Options{Checked: checkedDAG})
+}
+
 // TestNonPaperFiguresSayTheirProfile: a figure drawn at another profile's
 // scale must not pass for the paper's, so every plot task of every profile
 // but paper has a caption naming its profile (and the paper profile's
 // captions name none).
 func TestNonPaperFiguresSayTheirProfile(t *testing.T) {
 	for _, profile := range []string{"paper", "quick", "smoke"} {
-		plan, err := dag.Load("../dag.yaml", profile, Kinds())
+		plan, err := loadDAG(profile)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +80,7 @@ func TestNonPaperFiguresSayTheirProfile(t *testing.T) {
 // training there.)
 func TestEveryTaskFeedsAFigure(t *testing.T) {
 	for _, profile := range []string{"paper", "quick", "smoke", "horizon-long", "published", "crossover", "horizon-variants"} {
-		plan, err := dag.Load("../dag.yaml", profile, Kinds())
+		plan, err := loadDAG(profile)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +111,7 @@ func TestEveryTaskFeedsAFigure(t *testing.T) {
 func TestCrossoverClaimsCanBeTested(t *testing.T) {
 	checked := 0
 	for _, profile := range []string{"paper", "quick", "smoke", "horizon-long", "published", "crossover", "horizon-variants"} {
-		plan, err := dag.Load("../dag.yaml", profile, Kinds())
+		plan, err := loadDAG(profile)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +164,7 @@ func TestCrossoverClaimsCanBeTested(t *testing.T) {
 // without pinning the new digest would make that report fail on a fresh
 // machine; this test says so first.
 func TestPublishedReportPinsTheTunedRun(t *testing.T) {
-	plan, err := dag.Load("../dag.yaml", "published", Kinds())
+	plan, err := loadDAG("published")
 	if err != nil {
 		t.Fatal(err)
 	}
