@@ -99,7 +99,7 @@ func sciText(x float64) string {
 	}
 	k := int(math.Floor(math.Log10(math.Abs(x))))
 	m := x / math.Pow(10, float64(k))
-	sup := strings.NewReplacer("0", "⁰", "1", "¹", "2", "²", "3", "³", "4", "⁴", "5", "⁵", "6", "⁶", "7", "⁷", "8", "⁸", "9", "⁹", "-", "⁻").Replace(strconv.Itoa(k))
+	sup := superscript(strconv.Itoa(k))
 	if m == 1 {
 		return "10" + sup
 	}
