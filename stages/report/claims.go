@@ -90,6 +90,9 @@ type Claim struct {
 	// Cap, when positive, is a budget runs stop at: a value at or above
 	// it is only known to be at least Cap (medians, increases).
 	Cap float64
+	// CapNote, set where a profile's figure_caps moved the cap or bound
+	// the claim's text was written for, says so beside the text.
+	CapNote string
 	// Source is "paper" when the sentence and its threshold are the
 	// paper's, "project" when this project chose the threshold or the
 	// claim (the report marks them).

@@ -64,6 +64,9 @@ type ClaimResult struct {
 	// Explanation says, with the measured evidence, why the claim does
 	// not hold (or how far inside a bound it holds).
 	Explanation string `json:"explanation,omitempty"`
+	// CapNote says where this profile's runs stop at another cap than
+	// the one the text names.
+	CapNote string `json:"cap_note,omitempty"`
 }
 
 // method says how every interval and verdict is computed.
@@ -99,7 +102,7 @@ func ResultOf(r Result) ClaimResult {
 	cr := ClaimResult{
 		ID: r.Claim.ID, Figure: r.Claim.Figure, Section: r.Claim.Section, Text: r.Claim.Text,
 		Stat: r.Claim.Stat, Statistic: describe(r.Claim), Source: cmpOr(r.Claim.Source, "paper"), Verdict: r.Verdict, Summary: r.Summary, Findings: r.Findings, Problem: r.Problem,
-		Explanation: Explain(r),
+		Explanation: Explain(r), CapNote: r.Claim.CapNote,
 	}
 	if cr.Findings == nil {
 		cr.Findings = []Finding{}
@@ -386,10 +389,14 @@ func derefFinding(f *Finding) []Finding {
 // sourceNote marks what this project chose rather than the paper (nothing
 // where every claim is, allProjectNote says it once).
 func (d *Document) sourceNote(c ClaimResult) string {
-	if c.Source != "project" || d.allProject() {
-		return ""
+	note := ""
+	if c.Source == "project" && !d.allProject() {
+		note = " [threshold or claim chosen by this project, not the paper]"
 	}
-	return " [threshold or claim chosen by this project, not the paper]"
+	if c.CapNote != "" {
+		note += " [" + c.CapNote + "]"
+	}
+	return note
 }
 
 // allProjectNote says, above the claims of a report whose every claim is
@@ -603,10 +610,14 @@ var companionViews = []struct{ suffix, alt, markdown, html string }{
 // projectNote marks, in HTML, a claim whose threshold this project chose
 // (nothing where every claim is this project's).
 func (d *Document) projectNote(c ClaimResult) string {
-	if c.Source != "project" || d.allProject() {
-		return ""
+	note := ""
+	if c.Source == "project" && !d.allProject() {
+		note = ` <span class="project">[threshold chosen by this project, not the paper]</span>`
 	}
-	return ` <span class="project">[threshold chosen by this project, not the paper]</span>`
+	if c.CapNote != "" {
+		note += ` <span class="project">[` + html.EscapeString(c.CapNote) + `]</span>`
+	}
+	return note
 }
 
 // inlineSVG drops the XML declaration of an SVG file so that it can sit

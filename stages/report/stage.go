@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"zorepro/pipeline/task"
@@ -186,8 +187,10 @@ func applyFigureCaps(p *task.Params, claims []Claim) {
 			switch {
 			case c.Figure != fig:
 			case c.Stat == StatFraction:
+				c.CapNote = capNote(c.Below, v)
 				c.Below, n = v, n+1
 			case c.Cap > 0:
+				c.CapNote = capNote(c.Cap, v)
 				c.Cap, n = v, n+1
 			}
 		}
@@ -195,6 +198,16 @@ func applyFigureCaps(p *task.Params, claims []Claim) {
 			caps.Errorf(fig, "no claim about figure %q has a cap or a fraction's bound to set", fig)
 		}
 	}
+}
+
+// capNote says that a profile's runs stop at cap where the claim's text
+// was written for was (both in the figure's y units).
+func capNote(was, cap float64) string {
+	if was == cap {
+		return ""
+	}
+	return fmt.Sprintf("this profile's runs stop at %s in the figure's units, not at the %s this sentence was written for: every statistic here uses %s",
+		strconv.FormatFloat(cap, 'g', -1, 64), strconv.FormatFloat(was, 'g', -1, 64), strconv.FormatFloat(cap, 'g', -1, 64))
 }
 
 // decodeClaimList reads the claims of one list parameter (name), naming

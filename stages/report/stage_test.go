@@ -130,6 +130,13 @@ func TestFigureCaps(t *testing.T) {
 	if got[0].Cap != 2 || got[1].Below != 2 || got[2].Cap != 0 || got[3].Cap != 100 {
 		t.Errorf("caps: mean %v, conv below %v, plain %v, other %v; want 2, 2, 0, 100", got[0].Cap, got[1].Below, got[2].Cap, got[3].Cap)
 	}
+	// The claims whose cap moved say so beside their text (written for
+	// the other cap); the others carry no note.
+	for i, want := range []string{"stop at 2 in the figure's units, not at the 100", "stop at 2 in the figure's units, not at the 100", "", ""} {
+		if note := got[i].CapNote; (want == "") != (note == "") || !strings.Contains(note, want) {
+			t.Errorf("%s: cap note %q, want one with %q", got[i].ID, note, want)
+		}
+	}
 	for _, c := range []struct {
 		caps map[string]any
 		want string
