@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -28,23 +29,28 @@ func (c StageCounts) Percent() string { return percent(float64(c.Done), float64(
 
 // Running is a task in progress with how far it got.
 type Running struct {
-	Task      string  `json:"task"`
-	Iteration int64   `json:"iteration"`
-	Samples   int64   `json:"samples"`
-	Budget    float64 `json:"budget,omitempty"` // its budget parameter, when it has one
-	Since     int64   `json:"since"`            // unix nanoseconds of its start
+	Task      string `json:"task"`
+	Iteration int64  `json:"iteration"`
+	Samples   int64  `json:"samples"`
+	// Reported is whether the task has recorded an iteration yet (a
+	// tuning trial records none: it says only its score at the end).
+	Reported bool    `json:"reported"`
+	Budget   float64 `json:"budget,omitempty"` // the samples it will consume at most, when its runner says
+	Since    int64   `json:"since"`            // unix nanoseconds of its start
 }
 
 // Percent is the share of its budget's samples consumed ("" without a
-// budget).
+// budget or before its first iteration's report).
 func (r Running) Percent() string {
-	if r.Budget <= 0 {
+	if r.Budget <= 0 || !r.Reported {
 		return ""
 	}
 	return percent(float64(r.Samples), r.Budget)
 }
 
-func percent(a, b float64) string { return fmt.Sprintf("%.0f%%", 100*a/max(b, 1)) }
+// percent is a as a whole percentage of b, rounded down: 100% only when
+// all of b is reached (299 of 300 tasks is 99%, not a finished 100%).
+func percent(a, b float64) string { return fmt.Sprintf("%.0f%%", math.Floor(100*a/max(b, 1))) }
 
 // Failure is a failed task with its error.
 type Failure struct {
@@ -163,19 +169,24 @@ func (s *Server) computeOverview() (*Overview, error) {
 func (s *Server) running(t *dag.Task, st events.StateRecord) Running {
 	r := Running{Task: t.Path, Since: st.Time}
 	if last, ok, err := s.eng.Events.LastIteration(t.Path, st.Run); err == nil && ok {
-		r.Iteration, r.Samples = last.Iteration, last.Samples
+		r.Iteration, r.Samples, r.Reported = last.Iteration, last.Samples, true
 	}
-	if v, ok := t.Params.Peek("budget"); ok {
-		switch b := v.(type) {
-		case float64:
-			r.Budget = b
-		case int:
-			r.Budget = float64(b)
-		case int64:
-			r.Budget = float64(b)
-		}
-	}
+	r.Budget = budgetOf(t)
 	return r
+}
+
+// costed is a task's runner that says how many samples it consumes at
+// most (task.Costed): a training run's or a tuning trial's budget,
+// whatever its parameter is called (online regret's rounds are "t").
+type costed interface{ Cost() int64 }
+
+// budgetOf is the samples a task will consume at most, 0 when its runner
+// does not say.
+func budgetOf(t *dag.Task) float64 {
+	if c, ok := t.Runner.(costed); ok {
+		return float64(c.Cost())
+	}
+	return 0
 }
 
 func (s *Server) overview(w http.ResponseWriter, r *http.Request) {

@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"zorepro/pipeline"
+	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/provenance"
 	"zorepro/pipeline/stream"
 	"zorepro/pipeline/task"
+	"zorepro/stages"
 	"zorepro/stages/audit"
 	"zorepro/stages/interim"
 	"zorepro/stages/report"
@@ -39,7 +41,7 @@ func TestTemplatesRenderEveryPart(t *testing.T) {
 	views := map[string]any{
 		"overview.html": &Overview{Tasks: 3, Done: 1, InProgress: true, Elapsed: time.Minute, Remaining: time.Hour, Predicted: time.Now(), RunPredicted: 2 * time.Hour,
 			Stages:   []StageCounts{{Stage: "train/x", Tasks: 3, Done: 1, Running: 1, Failed: 1}},
-			Running:  []Running{{Task: "train/x/seed=1", Iteration: 10, Samples: 1000, Budget: 1e5}, {Task: "train/x/seed=2"}},
+			Running:  []Running{{Task: "train/x/seed=1", Iteration: 10, Samples: 1000, Budget: 1e5, Reported: true}, {Task: "train/x/seed=2"}, {Task: "tune/x/seed=3", Budget: 1e5}},
 			Failures: []Failure{{Task: "train/x/seed=3", Run: 2, Error: "boom"}}},
 		"task.html": &taskView{Path: "train/x/seed=1", Stage: "train/x", Kind: "train", Seed: "1", Params: []string{"alpha 0.1"},
 			State: &events.StateRecord{State: "done", Run: 2, Output: "xxh64-b", Action: "xxh64-a", Error: "e"}, Running: true,
@@ -72,6 +74,15 @@ func TestTemplatesRenderEveryPart(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		} else if !strings.Contains(b.String(), "</html>") {
 			t.Errorf("%s: no complete page", name)
+		} else if name == "overview.html" {
+			// A task that has reported shows its share of the budget; one
+			// that has not (a tuning trial) shows dashes and its budget
+			// alone, never a 0 that reads as no progress.
+			page := b.String()
+			if !strings.Contains(page, `<td class="num">1000</td><td class="num">100000 (1%)</td>`) || strings.Count(page, "<td class=\"num\">–</td>") != 2 ||
+				!strings.Contains(page, `<td class="num">–</td><td class="num">100000</td>`) {
+				t.Errorf("overview's running rows:\n%s", page)
+			}
 		}
 	}
 }
@@ -116,5 +127,53 @@ func TestChangedKeys(t *testing.T) {
 	got := changedKeys(map[string]string{"a": "1", "b": "2", "c": "3"}, map[string]string{"b": "2", "c": "4", "d": "5"})
 	if strings.Join(got, ",") != "a,c,d" {
 		t.Errorf("changed %v", got)
+	}
+}
+
+// A running task's budget is what its runner says it consumes at most,
+// whatever the parameter is called: the smoke profile's online-regret
+// runs (rounds "t"), training runs (budget from dag.yaml) and tuning
+// trials all show one; a task whose runner says nothing (a plot) has
+// none. The numbers are the smoke profile's own in dag.yaml.
+func TestRunningBudgetIsTheRunnersCost(t *testing.T) {
+	plan, err := dag.LoadProfile("../../dag.yaml", "smoke", stages.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{
+		"train/olr/d=10/method=actionrs/seed=5488/t=10000": 10000,
+		"plot/fig2-linreg": 0,
+	}
+	seen, trials := map[string]bool{}, 0
+	for _, tk := range plan.Tasks {
+		if tk.Parent != nil {
+			trials++
+		}
+		if w, ok := want[tk.Path]; ok {
+			seen[tk.Path] = true
+			if got := budgetOf(tk); got != w {
+				t.Errorf("%s: budget %v, want %v", tk.Path, got, w)
+			}
+		}
+		// A tuning trial is a part of its tune task (which only chooses).
+		if (strings.HasPrefix(tk.Path, "train/") || tk.Parent != nil) && budgetOf(tk) <= 0 {
+			t.Errorf("%s: no budget", tk.Path)
+		}
+	}
+	if len(seen) != len(want) || trials == 0 {
+		t.Errorf("of %v the smoke profile plans only %v, and %d tuning trials", want, seen, trials)
+	}
+}
+
+// A percentage is rounded down: a stage with one task left is not shown
+// finished.
+func TestPercentRoundsDown(t *testing.T) {
+	for _, c := range []struct {
+		a, b float64
+		want string
+	}{{299, 300, "99%"}, {300, 300, "100%"}, {0, 0, "0%"}, {1, 20027, "0%"}, {844000, 1e6, "84%"}} {
+		if got := percent(c.a, c.b); got != c.want {
+			t.Errorf("percent(%v, %v) = %s, want %s", c.a, c.b, got, c.want)
+		}
 	}
 }
