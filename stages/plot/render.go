@@ -494,7 +494,7 @@ func (p panelData) draw(c draw.Canvas) {
 	pl.Title.Text = s.Title
 	for _, h := range s.HLines {
 		if !s.LogY || h.Y > 0 {
-			pl.Add(hline(h))
+			pl.Add(hline{HLine: h, curves: p.curves})
 		}
 	}
 	pl.ys = append(pl.ys, p.referenceYs()...)
@@ -561,8 +561,14 @@ func (p panelData) draw(c draw.Canvas) {
 }
 
 // hline draws a reference line across the data area, dashed gray, with
-// its label above its right end.
-type hline HLine
+// its label at one of its ends, above or below it: the first of right
+// above, right below, left above, left below that stays inside the frame
+// and crosses the fewest of the panel's curves and bands (Fig. 3c's cap,
+// which the noisiest runs reach on the right).
+type hline struct {
+	HLine
+	curves []styledCurve
+}
 
 var (
 	hlineStyle      = draw.LineStyle{Color: color.Gray{Y: 0x60}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
@@ -571,18 +577,98 @@ var (
 
 // Plot implements gonum/plot's Plotter.
 func (h hline) Plot(c draw.Canvas, p *gplot.Plot) {
-	_, trY := p.Transforms(&c)
+	trX, trY := p.Transforms(&c)
 	y := trY(h.Y)
 	c.StrokeLine2(hlineStyle, c.Min.X, y, c.Max.X, y)
-	if h.Label != "" {
-		// Above the line, or below it where the label would cross the
-		// frame's top (Fig. 3c's cap at the top of its axis).
-		sty, ly := hlineLabelStyle, y+vg.Points(2)
-		if ly+sty.Height(h.Label) > c.Max.Y {
-			sty.YAlign, ly = draw.YTop, y-vg.Points(2)
-		}
-		c.FillText(sty, vg.Point{X: c.Max.X - vg.Points(3), Y: ly}, h.Label)
+	if h.Label == "" {
+		return
 	}
+	var curves [][]span
+	for _, sc := range h.curves {
+		curves = append(curves, curveSpans(sc.c, trX, trY, isLog(p.X.Scale), isLog(p.Y.Scale)))
+	}
+	sty := hlineLabelStyle
+	at := hlineLabelAt(box{c.Min, c.Max}, y, vg.Point{X: sty.Width(h.Label), Y: sty.Height(h.Label)}, curves)
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
+	c.FillText(sty, at.min, h.Label)
+}
+
+// hlineLabelAt places a label of the given size at an end of the line at
+// y across frame: the first of right above, right below, left above, left
+// below (3 points in from the frame's side, 2 from the line) that is
+// inside the frame and crosses the fewest curves; above the right end
+// where none is inside.
+func hlineLabelAt(frame box, y vg.Length, size vg.Point, curves [][]span) box {
+	inset, gap := vg.Points(3), vg.Points(2)
+	var best box
+	bestCost := -1
+	for _, left := range []vg.Length{frame.max.X - inset - size.X, frame.min.X + inset} {
+		for _, bottom := range []vg.Length{y + gap, y - gap - size.Y} {
+			b := box{vg.Point{X: left, Y: bottom}, vg.Point{X: left + size.X, Y: bottom + size.Y}}
+			if !b.inside(frame) {
+				continue
+			}
+			if cost := crossings(curves, b); bestCost < 0 || cost < bestCost {
+				best, bestCost = b, cost
+			}
+		}
+	}
+	if bestCost < 0 {
+		left := frame.max.X - inset - size.X
+		best = box{vg.Point{X: left, Y: y + gap}, vg.Point{X: left + size.X, Y: y + gap + size.Y}}
+	}
+	return best
+}
+
+// span is a curve's vertical extent (its mean and band) at a point, in
+// canvas coordinates.
+type span struct{ x, lo, hi vg.Length }
+
+// curveSpans are the drawable points of c as spans.
+func curveSpans(c Curve, trX, trY func(float64) vg.Length, logX, logY bool) []span {
+	var out []span
+	for i := range c.X {
+		if !meanDrawable(c, i, logX, logY) {
+			continue
+		}
+		m := trY(c.Mean[i])
+		sp := span{x: trX(c.X[i]), lo: m, hi: m}
+		if bandDrawable(c, i, logX, logY) {
+			for _, v := range []float64{c.Lo[i], c.Hi[i]} {
+				if v > 0 || !logY {
+					sp.lo, sp.hi = min(sp.lo, trY(v)), max(sp.hi, trY(v))
+				}
+			}
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// crossings counts, over 24 columns across b, the curves whose extent
+// (interpolated between their points) meets b's height there.
+func crossings(curves [][]span, b box) int {
+	const columns = 24
+	n := 0
+	for k := range columns {
+		x := b.min.X + (b.max.X-b.min.X)*vg.Length(k)/(columns-1)
+		for _, sp := range curves {
+			i := slices.IndexFunc(sp, func(s span) bool { return s.x >= x })
+			if i < 0 || (i == 0 && sp[0].x > x) {
+				continue // outside the curve's x range
+			}
+			lo, hi := sp[i].lo, sp[i].hi
+			if i > 0 && sp[i].x > x {
+				a, b := sp[i-1], sp[i]
+				t := (x - a.x) / (b.x - a.x)
+				lo, hi = a.lo+(b.lo-a.lo)*t, a.hi+(b.hi-a.hi)*t
+			}
+			if hi >= b.min.Y && lo <= b.max.Y {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // referenceYs are the y values of the panel's reference lines and guides

@@ -656,3 +656,45 @@ func TestPlaceNotes(t *testing.T) {
 		t.Errorf("nowhere free: note at %v, want above its bar at (90, 63)", got[2])
 	}
 }
+
+// A reference line's label goes to the first free end of the line (right
+// above, right below, left above, left below), else to the end that
+// crosses the fewest curves, and never outside the frame but where it
+// cannot fit at all (Fig. 3c's cap, which the noisiest runs reach on the
+// right, is labelled on the left).
+func TestHLineLabelAt(t *testing.T) {
+	frame := box{vg.Point{X: 0, Y: 0}, vg.Point{X: 200, Y: 100}}
+	size := vg.Point{X: 40, Y: 8}
+	// rising runs from 10 at x = 0 to top at x = 200, band ±band.
+	rising := func(top, band vg.Length) []span {
+		var sp []span
+		for x := vg.Length(0); x <= 200; x += 20 {
+			m := 10 + (top-10)*x/200
+			sp = append(sp, span{x: x, lo: m - band, hi: m + band})
+		}
+		return sp
+	}
+	flatLeft := []span{{x: 0, lo: 60, hi: 99}, {x: 60, lo: 60, hi: 99}}
+	cases := []struct {
+		name   string
+		y      vg.Length
+		curves [][]span
+		want   vg.Point // the label's lower left corner
+	}{
+		{"no curves: right above", 80, nil, vg.Point{X: 157, Y: 82}},
+		{"the curve below the line: right above", 80, [][]span{rising(70, 2)}, vg.Point{X: 157, Y: 82}},
+		{"the curve reaches the line on the right: left above", 80, [][]span{rising(80, 10)}, vg.Point{X: 3, Y: 82}},
+		{"no room above, the right taken: left below", 95, [][]span{rising(95, 10)}, vg.Point{X: 3, Y: 85}},
+		{"both ends taken: the one crossing fewer", 80, [][]span{rising(80, 10), flatLeft}, vg.Point{X: 157, Y: 82}},
+	}
+	for _, c := range cases {
+		got := hlineLabelAt(frame, c.y, size, c.curves)
+		if got.min != c.want || got.max != (vg.Point{X: c.want.X + size.X, Y: c.want.Y + size.Y}) {
+			t.Errorf("%s: label at %v, want %v", c.name, got, c.want)
+		}
+	}
+	// A frame too small for the label: above the line's right end.
+	if got := hlineLabelAt(box{vg.Point{}, vg.Point{X: 30, Y: 100}}, 50, size, nil); got.min != (vg.Point{X: -13, Y: 52}) {
+		t.Errorf("no room: label at %v", got)
+	}
+}
