@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -154,6 +155,51 @@ func TestCrossoverClaimsCanBeTested(t *testing.T) {
 	}
 	if checked < 20 {
 		t.Errorf("%d crossover claims checked, want at least 20 (the paper's four and the crossover profile's twelve)", checked)
+	}
+}
+
+// TestClaimCurvesAreDrawn: every curve a claim names is one its figure
+// draws (a key of the plot's labels), in every profile. A report calls a
+// curve with no points in a panel "not run in this profile" (the smoke
+// profile runs no constant-eps natural REINFORCE); this test keeps a
+// misspelt curve from passing for that.
+func TestClaimCurvesAreDrawn(t *testing.T) {
+	checked := 0
+	for _, profile := range []string{"paper", "quick", "smoke", "horizon-long", "published", "crossover", "horizon-variants"} {
+		plan, err := loadDAG(profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels := map[string][]string{}
+		var reports []*dag.Task
+		for _, tk := range plan.Tasks {
+			switch tk.Stage.Kind {
+			case "plot":
+				if l, ok := tk.Params.Sub("labels"); ok {
+					labels[tk.Params.String("figure")] = l.Keys()
+				}
+			case "report":
+				reports = append(reports, tk)
+			}
+		}
+		for _, rt := range reports {
+			for _, c := range report.DecodeClaims(rt.Params) {
+				drawn, ok := labels[c.Figure]
+				if !ok {
+					t.Errorf("%s: claim %s is about figure %q, which no plot task of the profile draws with labels", profile, c.ID, c.Figure)
+					continue
+				}
+				for _, curve := range append(slices.Clone(c.Curves), c.Winner) {
+					if curve != "" && !slices.Contains(drawn, curve) {
+						t.Errorf("%s: claim %s names curve %q, which %s does not draw (its curves: %s)", profile, c.ID, curve, c.Figure, strings.Join(drawn, ", "))
+					}
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 200 {
+		t.Errorf("%d claims checked across the profiles, want at least 200", checked)
 	}
 }
 

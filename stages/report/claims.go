@@ -382,7 +382,7 @@ func slopes(c Claim, t Table) ([]Finding, error) {
 			s[0], s[1] = append(s[0], r.X), append(s[1], r.Y)
 		}
 		if len(seeds) == 0 {
-			return nil, fmt.Errorf("%w: curve %q has no points in panel %q", ErrTable, a, panel)
+			return nil, noCurve(a, panel)
 		}
 		slices.Sort(seeds)
 		series := make([][2][]float64, len(seeds))
@@ -411,7 +411,7 @@ func trend(c Claim, t Table) (*Finding, error) {
 		return nil, err
 	}
 	if len(keys) < 2 {
-		return nil, fmt.Errorf("a trend needs at least two keys, this figure has %d", len(keys))
+		return nil, notComputed("a trend needs at least two keys; this profile computes %d (%s)", len(keys), strings.Join(keys, ", "))
 	}
 	xs := make([]float64, len(keys))
 	for i, k := range keys {
@@ -571,7 +571,7 @@ func bounds(c Claim, t Table) ([]Finding, error) {
 			vals[r.X] = append(vals[r.X], r.Y/c.Bound.At(r.X, k))
 		}
 		if len(xs) == 0 {
-			return nil, fmt.Errorf("%w: curve %q has no points in panel %q", ErrTable, a, panel)
+			return nil, noCurve(a, panel)
 		}
 		slices.Sort(xs)
 		for _, x := range xs {

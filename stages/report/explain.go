@@ -10,7 +10,7 @@ import (
 // (contradicted, inconclusive, uninformative, not run or not computed),
 // and how far inside a bound one that holds is; "" for a claim that holds
 // plainly or is only reported. The claim's Note, this project's reading,
-// follows the evidence.
+// follows the evidence (not the reason a claim was not run).
 func Explain(r Result) string {
 	c := r.Claim
 	var why string
@@ -31,7 +31,8 @@ func Explain(r Result) string {
 	if why == "" {
 		return ""
 	}
-	if c.Note != "" && r.Verdict != Holds {
+	// The reading is of an outcome: a claim not run has none.
+	if c.Note != "" && r.Verdict != Holds && r.Verdict != NotRun {
 		why += " This project's reading: " + c.Note
 	}
 	return why

@@ -424,10 +424,25 @@ func TestClaimAboutPointsNotComputedIsNotRun(t *testing.T) {
 	if r.Verdict == NotRun || r.Problem != "" || len(r.Findings) != 1 || r.Findings[0].Key != "500" {
 		t.Errorf("one of the keys present: %s %q %+v", r.Verdict, r.Problem, r.Findings)
 	}
-	// A curve missing from the panel altogether is a malformed table, not
-	// a profile's choice.
-	if r := Evaluate(c, table(t, "q a 1 500 9")); r.Verdict != Inconclusive || !strings.Contains(r.Problem, `curve "a" has no points in panel "p"`) {
+	// A curve missing from the panel altogether is the profile's choice
+	// too (the smoke profile runs no constant-eps natural REINFORCE): a
+	// claim's curves are checked against its figure's curves in dag.yaml
+	// (TestClaimCurvesAreDrawn in stages), so a misspelt one cannot get
+	// here.
+	if r := Evaluate(c, table(t, "q a 1 500 9")); r.Verdict != NotRun || !strings.Contains(r.Problem, `curve "a" has no points in panel "p": this profile does not compute it there`) {
 		t.Errorf("a curve with no points in the panel: %s %q", r.Verdict, r.Problem)
+	}
+	// Panels the profile does not compute (the smoke profile's linear
+	// regression runs d = 10 only): a panel claim about d = 100 and 1000,
+	// and a trend across d, which needs two of them.
+	one := table(t, "10 a 1 500 9", "10 a 2 500 8", "10 b 1 500 1", "10 b 2 500 2")
+	if r := Evaluate(Claim{Stat: StatDifference, Curves: []string{"a", "b"}, Keys: []string{"100", "1000"}, Expect: ">"}, one); r.Verdict != NotRun ||
+		r.Problem != "the figure has none of the panels 100, 1000: this profile computes 10" {
+		t.Errorf("panels the figure lacks: %s %q", r.Verdict, r.Problem)
+	}
+	if r := Evaluate(Claim{Stat: StatTrend, Curves: []string{"a", "b"}, Expect: ">"}, one); r.Verdict != NotRun ||
+		r.Problem != "a trend needs at least two keys; this profile computes 1 (10)" {
+		t.Errorf("a trend over one panel: %s %q", r.Verdict, r.Problem)
 	}
 }
 

@@ -114,7 +114,7 @@ func (t Table) Point(panel string, curves []string, a At) (*Point, error) {
 	for _, c := range curves {
 		v := xs[c]
 		if len(v) == 0 {
-			return nil, fmt.Errorf("%w: curve %q has no points in panel %q", ErrTable, c, panel)
+			return nil, noCurve(c, panel)
 		}
 		slices.Sort(v)
 		common = min(common, v[len(v)-1])
@@ -215,7 +215,7 @@ func (c Claim) points(t Table) ([]string, []*Point, error) {
 	} else {
 		keys = c.keep(t.Panels())
 		if len(keys) == 0 {
-			return nil, nil, fmt.Errorf("%w: the figure has none of the panels %s", ErrTable, strings.Join(c.Keys, ", "))
+			return nil, nil, notComputed("the figure has none of the panels %s: this profile computes %s", strings.Join(c.Keys, ", "), strings.Join(t.Panels(), ", "))
 		}
 		at := c.At
 		if at.Matched {
@@ -256,7 +256,7 @@ func (t Table) matched(panels, curves []string) (float64, error) {
 				}
 			}
 			if math.IsInf(last, -1) {
-				return 0, fmt.Errorf("%w: curve %q has no points in panel %q", ErrTable, c, panel)
+				return 0, noCurve(c, panel)
 			}
 			x = min(x, last)
 		}
@@ -327,7 +327,7 @@ func (c Claim) xPoints(t Table) ([]float64, []*Point, error) {
 	}
 	slices.Sort(xs)
 	if len(xs) == 0 {
-		return nil, nil, fmt.Errorf("%w: curve %q has no points in panel %q", ErrTable, c.Curves[0], c.Panel)
+		return nil, nil, noCurve(c.Curves[0], c.Panel)
 	}
 	if c.over() == "x" && len(c.Keys) > 0 {
 		all := xs
