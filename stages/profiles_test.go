@@ -80,7 +80,7 @@ func TestNonPaperFiguresSayTheirProfile(t *testing.T) {
 // three linear-regression data sets at d = 1000 for seeds it excluded from
 // training there.)
 func TestEveryTaskFeedsAFigure(t *testing.T) {
-	for _, profile := range []string{"paper", "quick", "smoke", "horizon-long", "published", "crossover", "horizon-variants"} {
+	for _, profile := range profiles {
 		plan, err := loadDAG(profile)
 		if err != nil {
 			t.Fatal(err)
@@ -111,45 +111,30 @@ func TestEveryTaskFeedsAFigure(t *testing.T) {
 // Humanoid is what this test asks for.
 func TestCrossoverClaimsCanBeTested(t *testing.T) {
 	checked := 0
-	for _, profile := range []string{"paper", "quick", "smoke", "horizon-long", "published", "crossover", "horizon-variants"} {
-		plan, err := loadDAG(profile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plots := map[string]*dag.Task{}
-		var reports []*dag.Task
-		for _, tk := range plan.Tasks {
-			switch tk.Stage.Kind {
-			case "plot":
-				plots[tk.Params.String("figure")] = tk
-			case "report":
-				reports = append(reports, tk)
+	for _, profile := range profiles {
+		plots, claims := plotsAndClaims(t, profile)
+		for _, c := range claims {
+			plot := plots[c.Figure]
+			if c.Stat != report.StatCrossover || c.Over != "x" || plot == nil {
+				continue
 			}
-		}
-		for _, rt := range reports {
-			for _, c := range report.DecodeClaims(rt.Params) {
-				plot := plots[c.Figure]
-				if c.Stat != report.StatCrossover || c.Over != "x" || plot == nil {
+			xAxis, panelAxis := plot.Params.String("x_coord"), plot.Params.String("panel")
+			largest := math.Inf(-1)
+			for _, in := range plot.Inputs["curves"] {
+				if p, _ := in.Coord(panelAxis); c.Panel != "" && p != c.Panel {
 					continue
 				}
-				xAxis, panelAxis := plot.Params.String("x_coord"), plot.Params.String("panel")
-				largest := math.Inf(-1)
-				for _, in := range plot.Inputs["curves"] {
-					if p, _ := in.Coord(panelAxis); c.Panel != "" && p != c.Panel {
-						continue
+				if v, ok := in.Coord(xAxis); ok {
+					x, err := strconv.ParseFloat(v, 64)
+					if err != nil {
+						t.Fatalf("%s: %s's %s = %q", profile, in.Path, xAxis, v)
 					}
-					if v, ok := in.Coord(xAxis); ok {
-						x, err := strconv.ParseFloat(v, 64)
-						if err != nil {
-							t.Fatalf("%s: %s's %s = %q", profile, in.Path, xAxis, v)
-						}
-						largest = max(largest, x)
-					}
+					largest = max(largest, x)
 				}
-				checked++
-				if largest < c.Between[1] {
-					t.Errorf("%s: claim %s is judged from %s = %g on, but panel %q computes %s up to %g", profile, c.ID, xAxis, c.Between[1], c.Panel, xAxis, largest)
-				}
+			}
+			checked++
+			if largest < c.Between[1] {
+				t.Errorf("%s: claim %s is judged from %s = %g on, but panel %q computes %s up to %g", profile, c.ID, xAxis, c.Between[1], c.Panel, xAxis, largest)
 			}
 		}
 	}
@@ -165,42 +150,54 @@ func TestCrossoverClaimsCanBeTested(t *testing.T) {
 // misspelt curve from passing for that.
 func TestClaimCurvesAreDrawn(t *testing.T) {
 	checked := 0
-	for _, profile := range []string{"paper", "quick", "smoke", "horizon-long", "published", "crossover", "horizon-variants"} {
-		plan, err := loadDAG(profile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		labels := map[string][]string{}
-		var reports []*dag.Task
-		for _, tk := range plan.Tasks {
-			switch tk.Stage.Kind {
-			case "plot":
-				if l, ok := tk.Params.Sub("labels"); ok {
-					labels[tk.Params.String("figure")] = l.Keys()
-				}
-			case "report":
-				reports = append(reports, tk)
+	for _, profile := range profiles {
+		plots, claims := plotsAndClaims(t, profile)
+		for _, c := range claims {
+			plot, ok := plots[c.Figure]
+			labels, has := (*task.Params)(nil), false
+			if ok {
+				labels, has = plot.Params.Sub("labels")
 			}
-		}
-		for _, rt := range reports {
-			for _, c := range report.DecodeClaims(rt.Params) {
-				drawn, ok := labels[c.Figure]
-				if !ok {
-					t.Errorf("%s: claim %s is about figure %q, which no plot task of the profile draws with labels", profile, c.ID, c.Figure)
-					continue
-				}
-				for _, curve := range append(slices.Clone(c.Curves), c.Winner) {
-					if curve != "" && !slices.Contains(drawn, curve) {
-						t.Errorf("%s: claim %s names curve %q, which %s does not draw (its curves: %s)", profile, c.ID, curve, c.Figure, strings.Join(drawn, ", "))
-					}
-				}
-				checked++
+			if !has {
+				t.Errorf("%s: claim %s is about figure %q, which no plot task of the profile draws with labels", profile, c.ID, c.Figure)
+				continue
 			}
+			drawn := labels.Keys()
+			for _, curve := range append(slices.Clone(c.Curves), c.Winner) {
+				if curve != "" && !slices.Contains(drawn, curve) {
+					t.Errorf("%s: claim %s names curve %q, which %s does not draw (its curves: %s)", profile, c.ID, curve, c.Figure, strings.Join(drawn, ", "))
+				}
+			}
+			checked++
 		}
 	}
 	if checked < 200 {
 		t.Errorf("%d claims checked across the profiles, want at least 200", checked)
 	}
+}
+
+// profiles are the profiles of ../dag.yaml.
+var profiles = []string{"paper", "quick", "smoke", "horizon-long", "published", "crossover", "horizon-variants"}
+
+// plotsAndClaims loads ../dag.yaml under profile and returns its plot
+// tasks by figure and its reports' claims.
+func plotsAndClaims(t *testing.T, profile string) (map[string]*dag.Task, []report.Claim) {
+	t.Helper()
+	plan, err := loadDAG(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plots := map[string]*dag.Task{}
+	var claims []report.Claim
+	for _, tk := range plan.Tasks {
+		switch tk.Stage.Kind {
+		case "plot":
+			plots[tk.Params.String("figure")] = tk
+		case "report":
+			claims = append(claims, report.DecodeClaims(tk.Params)...)
+		}
+	}
+	return plots, claims
 }
 
 // TestPublishedReportPinsTheTunedRun: the published-hyperparameter
