@@ -186,8 +186,8 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 		}
 		bar.X = append(bar.X, at[i], at[i], at[i])
 		bar.Mean = append(bar.Mean, lo, hi, math.NaN())
-		notes = append(notes, Note{X: at[i], Lo: lo, Hi: hi, Text: panelTitle(s, panels[i])}) // the body's name at its bar
-		if !math.IsNaN(b.Point) {                                                             // a short tick across the bar
+		notes = append(notes, Note{X: at[i], Lo: lo, Hi: hi, Text: shortTitle(panelTitle(s, panels[i]))}) // the body's name at its bar
+		if !math.IsNaN(b.Point) {                                                                         // a short tick across the bar
 			dot.X, dot.Mean = append(dot.X, at[i]/1.04, at[i]*1.04, at[i]), append(dot.Mean, b.Point, b.Point, math.NaN())
 		}
 		fmt.Fprintf(&table, "%s,%s,%s,%s,%s,%d,%s\n", panels[i], task.FormatFloat(xs[i]), task.FormatFloat(b.Lo), task.FormatFloat(b.Hi), task.FormatFloat(b.Point), b.Seeds, task.FormatFloat(an.Alpha))
@@ -261,4 +261,14 @@ func bracketText(b crossing.Bracket) string {
 		return "H* > " + sig4(b.Lo)
 	}
 	return fmt.Sprintf("%s < H* ≤ %s", sig4(b.Lo), sig4(b.Hi))
+}
+
+// shortTitle is a panel's title without its parenthesis ("Swimmer-v2" of
+// "Swimmer-v2 (d/p = 8)"): beside a bar on the d/p axis the name is
+// enough, and the scaling view has six of them to place.
+func shortTitle(title string) string {
+	if i := strings.Index(title, " ("); i > 0 {
+		return title[:i]
+	}
+	return title
 }

@@ -767,9 +767,12 @@ func (ns notes) Plot(c draw.Canvas, p *gplot.Plot) {
 
 // placeNotes places texts of the given sizes beside their bars, in
 // order: each at the first place around its bar (above it, below it,
-// centred on it or starting or ending there, then right and left of its
-// middle) that is inside area and overlaps no placed text and no other
-// bar; where none is, above it (or the first place inside area).
+// centred on it or starting or ending there, right and left of its
+// middle, then right and left of it higher and lower along it) that is
+// inside area and overlaps no placed text and no other bar; where none
+// is, at the first such place that overlaps no placed text (it may cross
+// a bar: a full-height bar leaves nothing else); where none is either,
+// the first inside area.
 func placeNotes(bars []box, sizes []vg.Point, area box) []box {
 	g := vg.Points(noteGap)
 	placed := make([]box, 0, len(bars))
@@ -781,18 +784,26 @@ func placeNotes(bars []box, sizes []vg.Point, area box) []box {
 		}
 		above, below := b.max.Y+g, b.min.Y-g-h
 		cands := []box{at(x-w/2, above), at(x-w/2, below), at(x-g, above), at(x+g-w, above), at(x-g, below), at(x+g-w, below), at(b.max.X+g, mid-h/2), at(b.min.X-g-w, mid-h/2)}
-		free := func(r box) bool {
-			if !r.inside(area) {
-				return false
+		for k := vg.Length(1); mid-h/2-k*(h+g) >= b.min.Y || mid-h/2+k*(h+g)+h <= b.max.Y; k++ {
+			for _, y := range []vg.Length{mid - h/2 + k*(h+g), mid - h/2 - k*(h+g)} {
+				if y >= b.min.Y && y+h <= b.max.Y {
+					cands = append(cands, at(b.max.X+g, y), at(b.min.X-g-w, y))
+				}
 			}
+		}
+		clearOfNotes := func(r box) bool { return r.inside(area) && !slices.ContainsFunc(placed, r.overlaps) }
+		free := func(r box) bool {
 			for j, o := range bars {
 				if j != i && r.overlaps(o) {
 					return false
 				}
 			}
-			return !slices.ContainsFunc(placed, r.overlaps)
+			return clearOfNotes(r)
 		}
 		pick := slices.IndexFunc(cands, free)
+		if pick < 0 {
+			pick = slices.IndexFunc(cands, clearOfNotes)
+		}
 		if pick < 0 {
 			pick = max(0, slices.IndexFunc(cands, func(r box) bool { return r.inside(area) }))
 		}

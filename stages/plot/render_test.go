@@ -612,8 +612,10 @@ func TestLogCompanionCutsDeepBands(t *testing.T) {
 }
 
 // Notes go above their bars where there is room; a note that would cover
-// another note or cross another bar goes below its bar, or beside it; one
-// that would leave the data area goes where it stays inside.
+// another note or cross another bar goes below its bar, or beside it,
+// higher or lower along it; one that would leave the data area goes where
+// it stays inside; where every place crosses a bar, one that covers no
+// other note.
 func TestPlaceNotes(t *testing.T) {
 	area := box{vg.Point{X: 0, Y: 0}, vg.Point{X: 200, Y: 100}}
 	bar := func(x, lo, hi vg.Length) box { return box{vg.Point{X: x - 1, Y: lo}, vg.Point{X: x + 1, Y: hi}} }
@@ -649,11 +651,26 @@ func TestPlaceNotes(t *testing.T) {
 			}
 		}
 	}
-	// Nowhere free (a third bar between two named ones): above its bar,
-	// the one place that is at least inside the area.
+	// Nowhere free of bars (a third bar between two named ones): right of
+	// its middle, across the next bar but over no other note.
 	got := placeNotes([]box{bar(100, 20, 60), bar(110, 20, 60), bar(105, 20, 60)}, []vg.Point{size, size, size}, area)
-	if got[2].min != (vg.Point{X: 90, Y: 63}) {
-		t.Errorf("nowhere free: note at %v, want above its bar at (90, 63)", got[2])
+	if got[2].min != (vg.Point{X: 109, Y: 35}) {
+		t.Errorf("nowhere free: note at %v, want right of its bar at (109, 35)", got[2])
+	}
+	// Full-height bars close together (every bracket open, as the quick
+	// profile's three bodies gave): no room above or below; the first
+	// note left of its bar, the second across a bar, the third right of
+	// its bar one line higher, clear of the second.
+	got = placeNotes([]box{bar(50, 0, 100), bar(55, 0, 100), bar(60, 0, 100)}, []vg.Point{size, size, size}, area)
+	for i, w := range []vg.Point{{X: 16, Y: 45}, {X: 59, Y: 45}, {X: 64, Y: 58}} {
+		if got[i].min != w {
+			t.Errorf("full-height bars: note %d at %v, want %v", i, got[i].min, w)
+		}
+		for j := range i {
+			if got[i].overlaps(got[j]) {
+				t.Errorf("full-height bars: notes %d and %d overlap", j, i)
+			}
+		}
 	}
 }
 
