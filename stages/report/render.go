@@ -311,7 +311,11 @@ func (f *Finding) UnmarshalJSON(data []byte) error {
 func verdictText(v Verdict, n string) string {
 	switch v {
 	case Inconclusive:
-		if n != "" && n != "–" {
+		switch n {
+		case "", "–":
+		case "1":
+			return "inconclusive with 1 seed"
+		default:
 			return "inconclusive with " + n + " seeds"
 		}
 		return "inconclusive"

@@ -417,6 +417,11 @@ func TestClaimAboutPointsNotComputedIsNotRun(t *testing.T) {
 	if r.Verdict != NotRun || r.Problem != "no point at x = 500, 1000 of panel p: this profile computes x = 15, 200" || len(r.Findings) != 0 {
 		t.Errorf("keys the figure lacks: %s %q %v", r.Verdict, r.Problem, r.Findings)
 	}
+	for n, want := range map[string]string{"": "inconclusive", "–": "inconclusive", "1": "inconclusive with 1 seed", "10": "inconclusive with 10 seeds", "2–5": "inconclusive with 2–5 seeds"} {
+		if got := verdictText(Inconclusive, n); got != want {
+			t.Errorf("inconclusive with seeds %q reads %q, want %q", n, got, want)
+		}
+	}
 	if got := verdictText(r.Verdict, ""); got != "not run in this profile" {
 		t.Errorf("verdict text %q", got)
 	}
