@@ -21,6 +21,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"zorepro/pipeline/events"
 	"zorepro/pipeline/task"
 	"zorepro/stages/audit"
 )
@@ -327,6 +328,55 @@ func TestServeFollowsARunningRun(t *testing.T) {
 	res, _ := pipelineRun(t, bin, root, append([]string{"--jobs", "2"}, flags...)...)
 	if len(res.Executed) != 0 || len(res.Failed) != 0 || len(res.Cached) == 0 {
 		t.Errorf("a second run while serve follows the store: executed %d, failed %v, cached %d", len(res.Executed), res.Failed, len(res.Cached))
+	}
+}
+
+// A store at rest whose last run recorded its start and nothing after
+// (a run killed with SIGKILL, or by the end of a session) is not shown
+// as in progress: the overview says the run was killed and that the same
+// command resumes it, and the runs page says "killed".
+func TestServeKilledRunIsNotInProgress(t *testing.T) {
+	t.Parallel() // waits on HTTP only
+	bin, root, dir, common := smokeStore(t)
+	log, err := events.Open(filepath.Join(dir, "store", "events.db"), events.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed, err := log.BeginRun(json.RawMessage(`{"profile":"smoke","args":["run","--profile","smoke"]}`), time.Now().UnixNano())
+	if cerr := log.Close(); err != nil || cerr != nil {
+		t.Fatalf("record a run's start: %v, %v", err, cerr)
+	}
+	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0"}, withoutFigures(common)...)...)
+	get := func(path string) string {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %s\n%s", path, resp.Status, body)
+		}
+		return string(body)
+	}
+	var ov struct {
+		Run        uint64
+		InProgress bool `json:"in_progress"`
+		Killed     bool
+		Running    []struct{ Task string }
+	}
+	if err := json.Unmarshal([]byte(get("/overview.json")), &ov); err != nil {
+		t.Fatal(err)
+	}
+	if ov.Run != killed || ov.InProgress || !ov.Killed || len(ov.Running) != 0 {
+		t.Errorf("overview of a store whose run %d was killed: %+v; want not in progress, killed", killed, ov)
+	}
+	if page := html.UnescapeString(get("/")); !strings.Contains(page, fmt.Sprintf("latest run %d ended without recording its end: it was killed", killed)) {
+		t.Errorf("the overview page does not say run %d was killed:\n%s", killed, page)
+	}
+	if runs := get("/runs"); !strings.Contains(runs, "<td>killed (no end recorded)</td>") || strings.Contains(runs, "<td>running</td>") {
+		t.Errorf("the runs page of a killed run:\n%s", runs)
 	}
 }
 

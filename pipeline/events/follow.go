@@ -130,6 +130,13 @@ func (l *Log) copyFrom(timeout time.Duration) (bool, error) {
 	return true, l.swap(db, info, copyPath)
 }
 
+// AtRest reports whether the log reads a private copy of a log no run
+// held when it was taken (OpenCopy, and Follow once the run has ended):
+// a run whose last event there is its start ended without recording its
+// end (it was killed). A log a run holds, read live or through its
+// snapshot, is not at rest.
+func (l *Log) AtRest() bool { return l.following().copy != "" }
+
 func (l *Log) following() following {
 	l.dbMu.RLock()
 	defer l.dbMu.RUnlock()

@@ -137,6 +137,9 @@ func TestFollow(t *testing.T) {
 	}
 	follow(false)
 	lastIter(1)
+	if s.AtRest() {
+		t.Fatal("a run's snapshot says its log is at rest")
+	}
 
 	// Readers on another goroutine while the run snapshots and Follow swaps.
 	stop, failed := make(chan struct{}), make(chan error, 1)
@@ -247,10 +250,18 @@ func TestOpenCopy(t *testing.T) {
 	if _, err := OpenCopy(path, Options{Timeout: 20 * time.Millisecond}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("OpenCopy of a log a run holds: %v; want ErrLocked", err)
 	}
+	if l.AtRest() {
+		t.Fatal("the log a run holds, opened directly, says it is at rest")
+	}
 	c := closeThenCopy(t, l, path)
 	defer c.Close()
 	if got, ok, err := c.InProgress(); err != nil || got != run || !ok {
 		t.Fatalf("the copy's InProgress = %d, %v, %v; want %d, true", got, ok, err, run)
+	}
+	// The run recorded only its start and no run holds the log: at rest,
+	// so that run was killed.
+	if !c.AtRest() {
+		t.Fatal("a copy of a log no run holds does not say it is at rest")
 	}
 	if moved, err := c.Follow(); moved || err != nil {
 		t.Fatalf("Follow of an unchanged log = %v, %v", moved, err)
@@ -271,8 +282,8 @@ func TestOpenCopy(t *testing.T) {
 	if moved, err := c.Follow(); !moved || err != nil {
 		t.Fatalf("Follow after the run's snapshot = %v, %v", moved, err)
 	}
-	if got, ok, err := c.InProgress(); err != nil || got != run2 || !ok {
-		t.Fatalf("InProgress after Follow = %d, %v, %v; want %d, true", got, ok, err, run2)
+	if got, ok, err := c.InProgress(); err != nil || got != run2 || !ok || c.AtRest() {
+		t.Fatalf("InProgress after Follow = %d, %v, %v (at rest %v); want %d, true, on a run's snapshot, not at rest", got, ok, err, c.AtRest(), run2)
 	}
 	if _, err := os.Stat(copyPath); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the copy after moving to the snapshot: %v", err)

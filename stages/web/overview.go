@@ -67,7 +67,10 @@ type Overview struct {
 	Stages     []StageCounts `json:"stages"`
 	Run        uint64        `json:"run,omitempty"`
 	InProgress bool          `json:"in_progress"`
-	Elapsed    time.Duration `json:"elapsed,omitempty"` // of the run in progress
+	// Killed is whether the latest run ended without recording its end
+	// (the store is at rest, its last run only started).
+	Killed  bool          `json:"killed,omitempty"`
+	Elapsed time.Duration `json:"elapsed,omitempty"` // of the run in progress
 	// Remaining is the dry run's critical-path schedule of what is left
 	// at the time Predicted (Options.Predict; zero until computed).
 	Remaining time.Duration `json:"remaining,omitempty"`
@@ -124,7 +127,9 @@ func (s *Server) computeOverview() (*Overview, error) {
 	if err != nil {
 		return nil, err
 	}
-	ov.Run, ov.InProgress = run, inProgress
+	// A store at rest whose last run recorded only its start: that run
+	// was killed, not in progress.
+	ov.Run, ov.InProgress, ov.Killed = run, inProgress && !log.AtRest(), inProgress && log.AtRest()
 	if inProgress {
 		if start, ok, err := log.RunStart(run); err == nil && ok && start.Time > 0 {
 			ov.Elapsed = time.Since(time.Unix(0, start.Time))
@@ -159,7 +164,9 @@ func (s *Server) computeOverview() (*Overview, error) {
 			sc.Pending++
 		}
 	}
-	if e := s.estimate(); e != nil {
+	// A prediction made before the last tasks finished is stale once
+	// nothing is left.
+	if e := s.estimate(); e != nil && ov.Done < ov.Tasks {
 		ov.Remaining, ov.Predicted = e.remaining, e.at
 	}
 	return ov, nil

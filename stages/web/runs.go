@@ -67,7 +67,7 @@ func (s *Server) runRows() ([]runRow, error) {
 		s.runs = map[uint64]*runCount{}
 	}
 	var out []runRow
-	for _, ev := range runs {
+	for i, ev := range runs {
 		rc := s.runs[ev.Run]
 		if rc == nil {
 			rc = &runCount{row: runRow{Run: ev.Run}}
@@ -84,7 +84,7 @@ func (s *Server) runRows() ([]runRow, error) {
 			}
 			s.runs[ev.Run] = rc
 		}
-		rc.row.State = ev.State
+		rc.row.State = runState(ev.State, i == len(runs)-1 && !log.AtRest())
 		evs, err := log.RunEventsAfter(ev.Run, rc.seen)
 		if err != nil {
 			return nil, err
@@ -106,6 +106,20 @@ func (s *Server) runRows() ([]runRow, error) {
 		out = append(out, rc.row)
 	}
 	return out, nil
+}
+
+// runState is a run's state as its row shows it: a run that recorded
+// only its start is running if it is the latest run of a store a run
+// holds, and was killed otherwise.
+func runState(state string, live bool) string {
+	switch {
+	case state != events.RunStarted:
+		return state
+	case live:
+		return "running"
+	default:
+		return "killed (no end recorded)"
+	}
 }
 
 // runCount is one run's row as counted up to the event seen.

@@ -177,3 +177,26 @@ func TestPercentRoundsDown(t *testing.T) {
 		}
 	}
 }
+
+// A run that recorded only its start is running while a run holds the
+// store (its latest run), and was killed otherwise; the overview of a
+// store at rest after such a run says so and that the command resumes it.
+func TestKilledRunIsNotInProgress(t *testing.T) {
+	for _, c := range []struct {
+		state string
+		live  bool
+		want  string
+	}{{"started", true, "running"}, {"started", false, "killed (no end recorded)"}, {"finished", false, "finished"}, {"interrupted", true, "interrupted"}} {
+		if got := runState(c.state, c.live); got != c.want {
+			t.Errorf("runState(%q, live %v) = %q, want %q", c.state, c.live, got, c.want)
+		}
+	}
+	var b strings.Builder
+	ov := &Overview{Tasks: 3, Done: 1, Run: 2, Killed: true, Stages: []StageCounts{{Stage: "train/x", Tasks: 3, Done: 1}}, Running: []Running{}, Failures: []Failure{}}
+	if err := pages.ExecuteTemplate(&b, "overview.html", layoutData{Title: "t", Profile: "p", Data: ov}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "No run in progress (latest run 2 ended without recording its end: it was killed; the same command resumes it)") || strings.Contains(b.String(), "in progress for") {
+		t.Errorf("the overview of a killed run's store:\n%s", b.String())
+	}
+}
