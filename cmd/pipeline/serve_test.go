@@ -342,8 +342,15 @@ func TestServeKilledRunIsNotInProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	killed, err := log.BeginRun(json.RawMessage(`{"profile":"smoke","args":["run","--profile","smoke"]}`), time.Now().UnixNano())
-	if cerr := log.Close(); err != nil || cerr != nil {
+	killed, err := log.BeginRun(json.RawMessage(`{"profile":"smoke","args":["run","--profile","smoke","--force"]}`), time.Now().UnixNano())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// It had started one task again when it was killed.
+	const task = "plot/fig2-linreg"
+	w := log.NewWriter(events.WriterOptions{})
+	w.Append(events.Event{Type: events.TypeState, Run: killed, Task: task, State: events.StateStarted, Time: time.Now().UnixNano()})
+	if err, cerr := w.Close(), log.Close(); err != nil || cerr != nil {
 		t.Fatalf("record a run's start: %v, %v", err, cerr)
 	}
 	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0"}, withoutFigures(common)...)...)
@@ -377,6 +384,9 @@ func TestServeKilledRunIsNotInProgress(t *testing.T) {
 	}
 	if runs := get("/runs"); !strings.Contains(runs, "<td>killed (no end recorded)</td>") || strings.Contains(runs, "<td>running</td>") {
 		t.Errorf("the runs page of a killed run:\n%s", runs)
+	}
+	if page := get("/task/" + task); strings.Contains(page, "Running: this page reloads") || !strings.Contains(page, "started") {
+		t.Errorf("the page of %s, which the killed run had started, shows it running or not started:\n%s", task, page)
 	}
 }
 

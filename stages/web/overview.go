@@ -123,13 +123,11 @@ func (s *Server) computeOverview() (*Overview, error) {
 		last[st.Task] = st
 	}
 	ov := &Overview{Profile: s.opt.Profile, RunPredicted: s.opt.Predicted, Tasks: len(s.eng.Plan.Tasks), Running: []Running{}, Failures: []Failure{}}
-	run, inProgress, err := log.InProgress()
+	run, inProgress, killed, err := latestRun(log)
 	if err != nil {
 		return nil, err
 	}
-	// A store at rest whose last run recorded only its start: that run
-	// was killed, not in progress.
-	ov.Run, ov.InProgress, ov.Killed = run, inProgress && !log.AtRest(), inProgress && log.AtRest()
+	ov.Run, ov.InProgress, ov.Killed = run, inProgress, killed
 	if inProgress {
 		if start, ok, err := log.RunStart(run); err == nil && ok && start.Time > 0 {
 			ov.Elapsed = time.Since(time.Unix(0, start.Time))
@@ -170,6 +168,15 @@ func (s *Server) computeOverview() (*Overview, error) {
 		ov.Remaining, ov.Predicted = e.remaining, e.at
 	}
 	return ov, nil
+}
+
+// latestRun is the store's latest run, whether it is in progress, and
+// whether it was killed: a run that recorded only its start is in
+// progress while a run holds the store (it is read live or through the
+// run's snapshot) and was killed on a store at rest.
+func latestRun(log *events.Log) (run uint64, inProgress, killed bool, err error) {
+	run, started, err := log.InProgress()
+	return run, started && !log.AtRest(), started && log.AtRest(), err
 }
 
 // running reads how far a running task got: its latest iteration event.

@@ -74,7 +74,7 @@ func (s *Server) taskPage(r *http.Request) (*view, error) {
 	} else if ok {
 		v.State = &st
 	}
-	run, inProgress, err := log.InProgress()
+	run, inProgress, _, err := latestRun(log)
 	if err != nil {
 		return nil, err
 	}
