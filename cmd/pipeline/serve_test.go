@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"image/png"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -97,8 +99,36 @@ func TestServeClickPointToItsSamples(t *testing.T) {
 	ctx := browser(t)
 	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0", "--allow-reexecute"}, withoutFigures(common)...)...)
 
+	// The figures page shows each PNG (drawn at plot.PNGDPI) at its SVG's
+	// size, half its pixels, or narrower where the page is: a one-panel
+	// figure at twice its size drew its text twice as large as the rest.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/figures")); err != nil {
+		t.Fatal(err)
+	}
+	imgs, err := chromedp.Run(ctx, chromedp.Evaluate[[]struct {
+		Src     string
+		W, Room float64
+	}](`Promise.all([...document.querySelectorAll('img.figure')].map(i => i.decode().then(() => ({Src: i.currentSrc, W: i.width, Room: (b => b.clientWidth - parseFloat(getComputedStyle(b).paddingLeft) - parseFloat(getComputedStyle(b).paddingRight))(i.parentElement.closest('main, body'))}))))`, chromedp.EvalAwaitPromise))
+	if err != nil || len(imgs) < 7 {
+		t.Fatalf("the figures page's images: %v, %v", imgs, err)
+	}
+	for _, im := range imgs {
+		resp, err := http.Get(im.Src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := png.DecodeConfig(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", im.Src, err)
+		}
+		if want := min(float64(cfg.Width)/2, im.Room); math.Abs(im.W-want) > 1 {
+			t.Errorf("%s is %v px wide on the page, want %v (half of its %d pixels, at most the page's %v)", im.Src, im.W, want, cfg.Width, im.Room)
+		}
+	}
+
 	sel := chromedp.CSS(`div.panel a.pt[href*="curve=arsv1"]`)
-	err := chromedp.Do(ctx, chromedp.Navigate(base+"/figure/fig3a-swimmer"), chromedp.WaitVisible(sel))
+	err = chromedp.Do(ctx, chromedp.Navigate(base+"/figure/fig3a-swimmer"), chromedp.WaitVisible(sel))
 	if err != nil {
 		t.Fatalf("browser: %v", err)
 	}
@@ -572,7 +602,7 @@ func TestServeClaimsAsFiguresFillIn(t *testing.T) {
 		t.Fatalf("/claims: %d\n%s", code, page)
 	}
 	page = html.UnescapeString(page)
-	if !strings.Contains(page, `src="/interim-file/olr-regret.png"`) || !strings.Contains(page, "plotted here from its recorded inputs") {
+	if !strings.Contains(page, `srcset="/interim-file/olr-regret.png 2x"`) || !strings.Contains(page, "plotted here from its recorded inputs") {
 		t.Error("the claims page does not draw olr-regret, plotted from its recorded inputs")
 	}
 	if code, png := get("/interim-file/olr-regret.png"); code != 200 || !strings.HasPrefix(png, "\x89PNG") {

@@ -15,6 +15,7 @@ import (
 
 	"zorepro/pipeline"
 	"zorepro/stages/interim"
+	"zorepro/stages/plot"
 )
 
 // Options configure a Server.
@@ -226,6 +227,11 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"float": formatFloat,
 	"short": func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) },
 	"count": func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) },
+	// density is how many PNG pixels a figure draws per CSS pixel
+	// (plot.PNGDPI against the browser's 96 dpi): an img with only a
+	// srcset "NAME {{density}}x" (a src beside it would be taken as the
+	// 1x candidate) shows at the size its SVG gives, not twice it.
+	"density": func() string { return strconv.FormatFloat(plot.PNGDPI/96.0, 'g', -1, 64) },
 }).ParseFS(templates, "templates/*.html"))
 
 //go:embed templates/*.html
