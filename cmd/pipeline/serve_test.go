@@ -386,16 +386,11 @@ func TestServeKilledRunIsNotInProgress(t *testing.T) {
 	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0"}, withoutFigures(common)...)...)
 	get := func(path string) string {
 		t.Helper()
-		resp, err := http.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
+		code, body := httpGet(t, base+path)
+		if code != http.StatusOK {
+			t.Fatalf("%s: %d\n%s", path, code, body)
 		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("%s: %s\n%s", path, resp.Status, body)
-		}
-		return string(body)
+		return body
 	}
 	var ov struct {
 		Run        uint64
@@ -589,13 +584,7 @@ func TestServeClaimsAsFiguresFillIn(t *testing.T) {
 	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0"}, withoutFigures(smokeFlags(root, dir))...)...)
 	get := func(path string) (int, string) {
 		t.Helper()
-		resp, err := http.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return httpGet(t, base+path)
 	}
 	code, page := get("/claims")
 	if code != 200 {
@@ -615,4 +604,19 @@ func TestServeClaimsAsFiguresFillIn(t *testing.T) {
 	if pending == nil || !strings.Contains(pending[1], "fig1-order") || !strings.Contains(pending[1], "plot/fig1-mnist: 0 of its") {
 		t.Errorf("the waiting claims: %v", pending)
 	}
+}
+
+// httpGet gets url and returns its status code and body.
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s: %v", url, err)
+	}
+	return resp.StatusCode, string(b)
 }
