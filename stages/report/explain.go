@@ -16,7 +16,7 @@ func Explain(r Result) string {
 	var why string
 	switch {
 	case r.Verdict == NotRun:
-		why = r.Problem
+		why = r.Problem + "." // a sentence, as the others are
 	case r.Problem != "":
 		why = "It could not be computed: " + r.Problem + "."
 	case r.Verdict == Uninformative:

@@ -106,7 +106,7 @@ func TestPremiseMakesAClaimUninformative(t *testing.T) {
 	// A profile that computes one d does not run the claim: its
 	// explanation is that, without the reading of an outcome it has not.
 	one := table(t, "10 a 1 5 1.04", "10 b 1 5 1", "10 a 2 5 1.05", "10 b 2 5 1")
-	if r := Evaluate(c, one); r.Verdict != NotRun || Explain(r) != "a trend needs at least two keys; this profile computes 1 (10)" {
+	if r := Evaluate(c, one); r.Verdict != NotRun || Explain(r) != "a trend needs at least two keys; this profile computes 1 (10)." {
 		t.Errorf("one d: %s, explained %q", r.Verdict, Explain(r))
 	}
 }

@@ -156,7 +156,7 @@ func TestCrossoverAndOrder(t *testing.T) {
 	// not run, saying which keys were computed (Humanoid's, at H = 20.6 to
 	// 34.3, on a grid that stopped at 34), and explained.
 	r = Evaluate(Claim{Stat: StatCrossover, Curves: []string{"ars", "exact"}, Over: "x", Between: [2]float64{3, 4.5}}, tb)
-	if want := "no point at x ≥ 4.5, where the claimed crossover has happened: this profile computes x = 1, 2, 3, 4"; r.Verdict != NotRun || r.Problem != want || Explain(r) != want {
+	if want := "no point at x ≥ 4.5, where the claimed crossover has happened: this profile computes x = 1, 2, 3, 4"; r.Verdict != NotRun || r.Problem != want || Explain(r) != want+"." {
 		t.Errorf("ahead from 3-4.5 on, keys to 4: %s, %q, explained %q; want not-run, %q", r.Verdict, r.Problem, Explain(r), want)
 	}
 	r = Evaluate(Claim{Stat: StatOrder, Curves: []string{"ars", "exact"}, Over: "x", Expect: ">"}, tb)
