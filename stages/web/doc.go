@@ -12,7 +12,9 @@
 //	                    their progress, every failure with its error; it
 //	                    reloads itself every second while a run is in
 //	                    progress (one computation serves every client for
-//	                    0.5 s, so an event shows within 1.5 s)
+//	                    0.5 s, so an event shows within 1.5 s); on a store at
+//	                    rest a latest run that recorded only its start was
+//	                    killed (events.Log.AtRest), not in progress
 //	/task/PATH          one task: parameters, identity transcript, inputs and
 //	                    outputs with content IDs, attempts and resumes, RNG
 //	                    streams, and its iteration events drawn as a learning
