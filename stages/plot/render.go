@@ -659,9 +659,9 @@ func crossings(curves [][]span, b box) int {
 			}
 			lo, hi := sp[i].lo, sp[i].hi
 			if i > 0 && sp[i].x > x {
-				a, b := sp[i-1], sp[i]
-				t := (x - a.x) / (b.x - a.x)
-				lo, hi = a.lo+(b.lo-a.lo)*t, a.hi+(b.hi-a.hi)*t
+				p, q := sp[i-1], sp[i]
+				t := (x - p.x) / (q.x - p.x)
+				lo, hi = p.lo+(q.lo-p.lo)*t, p.hi+(q.hi-p.hi)*t
 			}
 			if hi >= b.min.Y && lo <= b.max.Y {
 				n++
