@@ -200,8 +200,9 @@ func applyFigureCaps(p *task.Params, claims []Claim) {
 	}
 }
 
-// capNote says that a profile's runs stop at cap where the claim's text
-// was written for was (both in the figure's y units).
+// capNote says that a profile's runs stop at cap, not at was, the cap the
+// claim's text was written for (both in the figure's y units); "" where
+// they are the same.
 func capNote(was, cap float64) string {
 	if was == cap {
 		return ""

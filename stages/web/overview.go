@@ -176,7 +176,8 @@ func (s *Server) computeOverview() (*Overview, error) {
 // run's snapshot) and was killed on a store at rest.
 func latestRun(log *events.Log) (run uint64, inProgress, killed bool, err error) {
 	run, started, err := log.InProgress()
-	return run, started && !log.AtRest(), started && log.AtRest(), err
+	rest := log.AtRest() // read once: Follow may move the log between two reads
+	return run, started && !rest, started && rest, err
 }
 
 // running reads how far a running task got: its latest iteration event.
