@@ -18,7 +18,7 @@ func (c *reportCmd) runInterim(inv *invocation) (int, error) {
 		return exitInvalidOr(err), err
 	}
 	defer closeLog()
-	doc, err := interim.Compute(inv.ctx, eng, reportTask, c.profile)
+	doc, err := interim.Compute(inv.ctx, eng, reportTask, c.profile, nil)
 	if errors.Is(err, interim.ErrNoReport) {
 		return exitInvalid, err
 	} else if err != nil {

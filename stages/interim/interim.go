@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 
 	"zorepro/pipeline"
 	"zorepro/pipeline/dag"
@@ -49,10 +52,30 @@ type Doc struct {
 	Results []report.Result `json:"-"`
 }
 
+// Memo keeps, for each plot task, the figure Compute last plotted from
+// its recorded inputs and the output IDs of those inputs: while they stay
+// the same the figure is not plotted again (serve's claims page computes
+// every 20 s while it is read, and the paper profile's figures take
+// seconds to plot). Compute calls that share a Memo run one at a time.
+type Memo struct {
+	mu   sync.Mutex
+	figs map[string]memoFigure // by plot task
+}
+
+type memoFigure struct {
+	inputs string // the inputs' output IDs, one "path output" line each
+	fig    *Figure
+}
+
 // Compute computes the claims of the plan's task reportTask from what
 // eng's store records now (eng's log may be a running run's snapshot, or
-// the running run's own log). profile is the profile shown.
-func Compute(ctx context.Context, eng *pipeline.Engine, reportTask, profile string) (*Doc, error) {
+// the running run's own log). profile is the profile shown. memo, if not
+// nil, keeps the figures plotted here for the next Compute on eng.
+func Compute(ctx context.Context, eng *pipeline.Engine, reportTask, profile string, memo *Memo) (*Doc, error) {
+	if memo != nil {
+		memo.mu.Lock()
+		defer memo.mu.Unlock()
+	}
 	rt := eng.Plan.Task(reportTask)
 	if rt == nil {
 		return nil, fmt.Errorf("%w: %s has no %q stage", ErrNoReport, eng.Plan.File, reportTask)
@@ -73,7 +96,7 @@ func Compute(ctx context.Context, eng *pipeline.Engine, reportTask, profile stri
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	mk := &maker{eng: eng, rec: rec, cached: cached, dir: dir}
+	mk := &maker{eng: eng, rec: rec, cached: cached, dir: dir, memo: memo}
 	defer mk.close()
 	doc := &Doc{Interim: true, Profile: profile, Counts: map[string]int{}, Pending: map[string]string{}}
 	tables := map[string]report.Table{}
@@ -123,6 +146,7 @@ type maker struct {
 	cached map[string]string // task → output, for the tasks a run would cache
 	dir    string
 	sc     *provenance.Scratch
+	memo   *Memo // nil: plot every figure whose plot task is not recorded
 }
 
 func (m *maker) close() {
@@ -156,6 +180,29 @@ func (m *maker) figure(ctx context.Context, ft *dag.Task) (*Figure, error) {
 		f.Pending = fmt.Sprintf("%d of its %d inputs recorded", have, want)
 		return f, nil
 	}
+	var inputs strings.Builder
+	for _, path := range slices.Sorted(maps.Keys(deps)) {
+		fmt.Fprintf(&inputs, "%s %s\n", path, deps[path])
+	}
+	if m.memo != nil {
+		if mf, ok := m.memo.figs[ft.Path]; ok && mf.inputs == inputs.String() {
+			return mf.fig, nil
+		}
+	}
+	f, err := m.plot(ctx, ft, deps)
+	if err == nil && m.memo != nil {
+		if m.memo.figs == nil {
+			m.memo.figs = map[string]memoFigure{}
+		}
+		m.memo.figs[ft.Path] = memoFigure{inputs: inputs.String(), fig: f}
+	}
+	return f, err
+}
+
+// plot plots one figure task from its recorded inputs (deps: their
+// output IDs) into the scratch store, and reads its images and tables.
+func (m *maker) plot(ctx context.Context, ft *dag.Task, deps map[string]string) (*Figure, error) {
+	f := &Figure{Task: ft.Path}
 	if m.sc == nil {
 		sc, err := provenance.OpenScratch(m.dir)
 		if err != nil {

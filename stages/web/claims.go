@@ -91,7 +91,7 @@ func (s *Server) interim(ctx context.Context) (*interim.Doc, time.Time, error) {
 
 // computeClaims computes the interim report and keeps it.
 func (s *Server) computeClaims(ctx context.Context) (*interim.Doc, time.Time, error) {
-	doc, err := interim.Compute(ctx, s.eng, ReportTask, s.opt.Profile)
+	doc, err := interim.Compute(ctx, s.eng, ReportTask, s.opt.Profile, &s.claimsMemo)
 	s.claimsMu.Lock()
 	defer s.claimsMu.Unlock()
 	s.claimsBusy = false

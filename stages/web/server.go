@@ -65,7 +65,8 @@ type Server struct {
 	claimsMu   sync.Mutex
 	claims     *interim.Doc // the latest claims page's report
 	claimsAt   time.Time
-	claimsBusy bool // a recomputation is under way
+	claimsBusy bool         // a recomputation is under way
+	claimsMemo interim.Memo // the figures it plotted, by their inputs
 }
 
 //go:embed assets/style.css
