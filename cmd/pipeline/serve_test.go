@@ -501,8 +501,21 @@ func TestServeRefusesAndConfines(t *testing.T) {
 	if r, _ := get("POST", "/reexecute", bearer); r.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST /reexecute without --allow-reexecute: %d", r.StatusCode)
 	}
-	if r, _ := get("GET", "/task/no/such/task", bearer); r.StatusCode != http.StatusNotFound {
-		t.Errorf("an unknown task: %d", r.StatusCode)
+	if r, body := get("GET", "/task/no/such/task", bearer); r.StatusCode != http.StatusNotFound || strings.Contains(body, "<nav>") {
+		t.Errorf("an unknown task: %d\n%s", r.StatusCode, body)
+	}
+	// A browser asking for a page that is not there gets the error as a
+	// page, with the navigation back; a file or JSON stays a bare line.
+	page := map[string]string{"Accept": "text/html,application/xhtml+xml"}
+	for k, v := range bearer {
+		page[k] = v
+	}
+	if r, body := get("GET", "/task/no/such/task", page); r.StatusCode != http.StatusNotFound || !strings.Contains(body, `<nav><a href="/">Overview</a>`) ||
+		!strings.Contains(body, "no/such/task is no task of profile smoke") {
+		t.Errorf("an unknown task's page in a browser: %d\n%s", r.StatusCode, body)
+	}
+	if r, body := get("GET", "/figure-file/no-such.png", page); r.StatusCode != http.StatusNotFound || strings.Contains(body, "<nav>") {
+		t.Errorf("an unknown figure file in a browser: %d\n%s", r.StatusCode, body)
 	}
 }
 

@@ -213,7 +213,31 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if s.opt.ErrorLog != nil && code == http.StatusInternalServerError {
 		s.opt.ErrorLog.Printf("%s: %v", r.URL.Path, err)
 	}
-	http.Error(w, err.Error(), code)
+	if !wantsPage(r) {
+		http.Error(w, err.Error(), code)
+		return
+	}
+	var b bytes.Buffer
+	if perr := pages.ExecuteTemplate(&b, "error.html", layoutData{Title: http.StatusText(code), Profile: s.opt.Profile, Data: err.Error()}); perr != nil {
+		http.Error(w, err.Error(), code)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	w.Write(b.Bytes())
+}
+
+// wantsPage reports whether r is a browser asking for a page (not a
+// figure's file, an image, the stylesheet or JSON): its error is a page
+// with the navigation, not a bare line.
+func wantsPage(r *http.Request) bool {
+	p := r.URL.Path
+	for _, prefix := range []string{"/figure-file/", "/interim-file/", "/static/"} {
+		if strings.HasPrefix(p, prefix) {
+			return false
+		}
+	}
+	return !strings.HasSuffix(p, ".json") && strings.Contains(r.Header.Get("Accept"), "text/html")
 }
 
 type layoutData struct {

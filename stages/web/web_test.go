@@ -57,6 +57,7 @@ func TestTemplatesRenderEveryPart(t *testing.T) {
 			Claims: []claimRow{{ClaimResult: cl, Findings: []findingRow{{Finding: cl.Findings[0], Points: []pointLink{{"ars", "/point?x=1"}}}}}}, Pending: []pendingRow{{"c2", "plot/g: 1 of 2"}}},
 		"reexec.html":  &reexecView{Figure: "fig", Query: "x=1", Point: pt, Tasks: []provenance.Verified{{Task: "train/x", Verdict: "differs", Differ: []string{"a"}}}, First: &provenance.Verified{Task: "train/x", Verdict: "differs"}, Err: "e"},
 		"runs.html":    []runRow{{Run: 1, Profile: "smoke", State: "finished", Done: 3}},
+		"error.html":   "web: not recorded: train/x is no task of profile p",
 		"compare.html": &compareView{A: 1, B: 2, Reran: []rerun{{Task: "plot/fig", Why: []string{"+ param x"}}}, ReranCut: 1, New: 1, Figures: []figureChange{{Task: "plot/fig", Files: []string{"fig.svg"}}}, Verdicts: []verdictChange{{"c1", "holds", ""}}},
 	}
 	for _, tm := range pages.Templates() {
