@@ -178,9 +178,34 @@ func ticks(lo, hi float64, log bool) []tick {
 	}
 	for i := math.Ceil(lo / step); i*step <= hi+step*1e-9; i++ {
 		v := i*step + 0 // no -0
-		out = append(out, tick{v, strconv.FormatFloat(v, 'g', 4, 64)})
+		out = append(out, tick{v, tickLabel(v, step)})
 	}
 	return out
+}
+
+// tickLabel writes a linear axis's tick at v (ticks step apart) as plain
+// decimals, at most as many places as the step needs and no trailing
+// zeros ("15000", "0.25", "0.5"); far from 1 (from 10^6, or below 10^-4
+// but 0) as a short power of ten ("2e6", "5e-5"), never Go's "1.5e+04".
+func tickLabel(v, step float64) string {
+	if a := math.Abs(v); a == 0 || (a < 1e6 && a >= 1e-4) {
+		places := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+		s := strconv.FormatFloat(v, 'f', places, 64)
+		if places > 0 {
+			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		}
+		return s
+	}
+	prec := max(0, int(math.Floor(math.Log10(math.Abs(v))+1e-9)-math.Floor(math.Log10(step)+1e-9)))
+	mant, exp, _ := strings.Cut(strconv.FormatFloat(v, 'e', prec, 64), "e")
+	if strings.Contains(mant, ".") {
+		mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
+	}
+	sign, digits := "", strings.TrimPrefix(exp, "+")
+	if d, neg := strings.CutPrefix(digits, "-"); neg {
+		sign, digits = "-", d
+	}
+	return mant + "e" + sign + strings.TrimLeft(digits, "0")
 }
 
 // downsample keeps at most max points of a series, evenly spaced, always

@@ -98,6 +98,20 @@ func TestTicks(t *testing.T) {
 	if strings.Join(got, " ") != "0 0.5 1" {
 		t.Errorf("linear ticks %v", got)
 	}
+	// Plain decimals as the step needs them, never "1.5e+04"; a short
+	// power of ten far from 1.
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{{0, 16000, "0 5000 10000 15000"}, {0, 0.7, "0 0.2 0.4 0.6"}, {0.1, 0.35, "0.1 0.15 0.2 0.25 0.3 0.35"}, {0, 3e6, "0 1e6 2e6 3e6"}, {-0.0012, 0.0001, "-0.001 -0.0005 0"}, {0, 0.00003, "0 1e-5 2e-5 3e-5"}, {1e6, 2e6, "1e6 1.2e6 1.4e6 1.6e6 1.8e6 2e6"}} {
+		got = nil
+		for _, tk := range ticks(c.lo, c.hi, false) {
+			got = append(got, tk.label)
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("linear ticks over [%v, %v]: %v, want %s", c.lo, c.hi, got, c.want)
+		}
+	}
 	got = nil
 	for _, tk := range ticks(0.5, 4.2, true) {
 		got = append(got, tk.label)
