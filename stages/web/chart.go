@@ -161,6 +161,19 @@ type tick struct {
 // axis).
 func ticks(lo, hi float64, log bool) []tick {
 	var out []tick
+	if log && hi-lo < 2 {
+		// Less than two decades (a horizon grid of 1 to 8, say): 1, 2 and
+		// 5 in each, as plain numbers.
+		for e := math.Floor(lo); e <= math.Ceil(hi); e++ {
+			for _, m := range []float64{1, 2, 5} {
+				v := m * math.Pow(10, e)
+				if at := math.Log10(v); at >= lo-1e-9 && at <= hi+1e-9 {
+					out = append(out, tick{at, tickLabel(v, v)})
+				}
+			}
+		}
+		return out
+	}
 	if log {
 		step := math.Max(1, math.Ceil((hi-lo)/6))
 		for e := math.Ceil(lo); e <= hi; e += step {

@@ -119,6 +119,20 @@ func TestTicks(t *testing.T) {
 	if strings.Join(got, " ") != "1e1 1e2 1e3 1e4" {
 		t.Errorf("log ticks %v", got)
 	}
+	// Under two decades (the horizons 1 to 8, the noise levels 0.01 to
+	// 0.5): 1, 2 and 5 of each decade, as numbers.
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{{0, math.Log10(8), "1 2 5"}, {-2, math.Log10(0.5), "0.01 0.02 0.05 0.1 0.2 0.5"}, {math.Log10(15), math.Log10(200), "20 50 100 200"}} {
+		got = nil
+		for _, tk := range ticks(c.lo, c.hi, true) {
+			got = append(got, tk.label)
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("log ticks over [%v, %v]: %v, want %s", c.lo, c.hi, got, c.want)
+		}
+	}
 }
 
 // downsample keeps the first and last points and at most max.
