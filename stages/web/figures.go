@@ -110,7 +110,7 @@ func (s *Server) figurePage(r *http.Request) (*view, error) {
 		c, style := s.axes(f)
 		c.Title = f.Name
 		if pk != "" {
-			c.Title = "panel " + pk
+			c.Title = style.panelTitle(pk)
 		}
 		var curves []string
 		for _, rw := range rows {
@@ -135,14 +135,27 @@ func (s *Server) figurePage(r *http.Request) (*view, error) {
 	return &view{tmpl: "figure.html", title: f.Name, data: v}, nil
 }
 
-// curveStyle is each curve's label and colour in the figure.
-type curveStyle struct{ labels, colors map[string]string }
+// curveStyle is each curve's label and colour in the figure, and its
+// panels' titles (the plot's panel_title with panel_labels).
+type curveStyle struct {
+	labels, colors, panels map[string]string
+	title                  string // panel_title: "d = %s"; "" for none
+}
+
+// panelTitle is a panel's title as the figure draws it ("d = 10",
+// "Swimmer-v2 (d/p = 8)"), or "panel KEY" where the plot gives none.
+func (cs curveStyle) panelTitle(key string) string {
+	if cs.title == "" || strings.Count(cs.title, "%s") != 1 {
+		return "panel " + key
+	}
+	return strings.Replace(cs.title, "%s", cmp.Or(cs.panels[key], key), 1)
+}
 
 // axes are the figure's axis labels and scales and its curves' labels and
 // colours, from its plot task's parameters.
 func (s *Server) axes(f *figure) (chart, curveStyle) {
 	c := chart{XLabel: "x", YLabel: "mean"}
-	cs := curveStyle{labels: map[string]string{}, colors: map[string]string{}}
+	cs := curveStyle{labels: map[string]string{}, colors: map[string]string{}, panels: map[string]string{}}
 	t := s.eng.Plan.Task(f.Task)
 	if t == nil {
 		return c, cs
@@ -150,7 +163,7 @@ func (s *Server) axes(f *figure) (chart, curveStyle) {
 	for _, m := range []struct {
 		param string
 		dst   map[string]string
-	}{{"labels", cs.labels}, {"colors", cs.colors}} {
+	}{{"labels", cs.labels}, {"colors", cs.colors}, {"panel_labels", cs.panels}} {
 		sub, ok := t.Params.Sub(m.param)
 		if !ok {
 			continue
@@ -178,6 +191,7 @@ func (s *Server) axes(f *figure) (chart, curveStyle) {
 		}
 		return def
 	}
+	cs.title = str("panel_title", "")
 	c.XLabel = str("x_label", str("x", "samples"))
 	c.YLabel = str("y_label", str("y", "mean"))
 	if v, ok := t.Params.Peek("log_x"); ok {

@@ -229,3 +229,20 @@ func TestKilledRunIsNotInProgress(t *testing.T) {
 		t.Errorf("the overview of a killed run's store:\n%s", b.String())
 	}
 }
+
+// A panel of a figure's page is titled as the figure draws it: the plot's
+// panel_title with its panel_labels ("Swimmer-v2 (d/p = 8)", "d = 10"),
+// or "panel KEY" where the plot gives no title.
+func TestPanelTitle(t *testing.T) {
+	cs := curveStyle{title: "%s", panels: map[string]string{"swimmer": "Swimmer-v2 (d/p = 8)"}}
+	d := curveStyle{title: "d = %s", panels: map[string]string{}}
+	for _, c := range []struct {
+		cs   curveStyle
+		key  string
+		want string
+	}{{cs, "swimmer", "Swimmer-v2 (d/p = 8)"}, {cs, "ant", "ant"}, {d, "10", "d = 10"}, {curveStyle{}, "10", "panel 10"}, {curveStyle{title: "%s vs %s"}, "10", "panel 10"}} {
+		if got := c.cs.panelTitle(c.key); got != c.want {
+			t.Errorf("panel %q under %q: %q, want %q", c.key, c.cs.title, got, c.want)
+		}
+	}
+}
