@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -77,7 +78,11 @@ func (c *serveCmd) run(inv *invocation) (int, error) {
 	return c.readingAs(inv, serving, func(eng *pipeline.Engine) (int, error) {
 		logger := log.New(inv.stderr, "serve: ", 0)
 		srv := web.New(eng, web.Options{Token: c.token, Profile: c.profile, AllowReexecute: c.reexecute, ErrorLog: logger,
-			Predict: func() (time.Duration, error) { return predictRemaining(eng, 2) }})
+			Predict: func() (web.Prediction, error) {
+				workers := latestJobs(eng.Events)
+				d, err := predictRemaining(eng, workers)
+				return web.Prediction{Remaining: d, Workers: workers}, err
+			}})
 		ln, err := listen(c.addr)
 		if err != nil {
 			return exitFailed, err
@@ -123,6 +128,23 @@ func followStore(l *events.Log, logger *log.Logger, stop <-chan struct{}) {
 		}
 		failing = err != nil
 	}
+}
+
+// latestJobs is the --jobs of the store's latest run (its start records
+// them), or 2, the default, where none is recorded.
+func latestJobs(l *events.Log) int {
+	run, _, err := l.InProgress()
+	if err != nil || run == 0 {
+		return 2
+	}
+	start, ok, err := l.RunStart(run)
+	var d struct {
+		Jobs int `json:"jobs"`
+	}
+	if err != nil || !ok || json.Unmarshal(start.Data, &d) != nil || d.Jobs < 1 {
+		return 2
+	}
+	return d.Jobs
 }
 
 // predictRemaining is the dry run's critical-path wall time, on workers

@@ -74,6 +74,7 @@ type Overview struct {
 	// Remaining is the dry run's critical-path schedule of what is left
 	// at the time Predicted (Options.Predict; zero until computed).
 	Remaining time.Duration `json:"remaining,omitempty"`
+	Workers   int           `json:"workers,omitempty"` // the schedule's workers
 	Predicted time.Time     `json:"predicted,omitempty"`
 	// RunPredicted is the running run's prediction of its wall time at
 	// its start.
@@ -165,7 +166,7 @@ func (s *Server) computeOverview() (*Overview, error) {
 	// A prediction made before the last tasks finished is stale once
 	// nothing is left.
 	if e := s.estimate(); e != nil && ov.Done < ov.Tasks {
-		ov.Remaining, ov.Predicted = e.remaining, e.at
+		ov.Remaining, ov.Workers, ov.Predicted = e.Remaining, e.Workers, e.at
 	}
 	return ov, nil
 }
@@ -224,10 +225,10 @@ func (s *Server) overviewJSON(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(ov)
 }
 
-// estimate is a prediction of the remaining wall time.
+// estimate is a prediction of the remaining wall time, made at.
 type estimate struct {
-	at        time.Time
-	remaining time.Duration
+	Prediction
+	at time.Time
 }
 
 // estimateEvery is how often the remaining time is predicted again (a
@@ -251,8 +252,8 @@ func (s *Server) estimate() *estimate {
 func (s *Server) predict() {
 	var e *estimate
 	if s.opt.Predict != nil {
-		if d, err := s.opt.Predict(); err == nil {
-			e = &estimate{at: time.Now(), remaining: d}
+		if p, err := s.opt.Predict(); err == nil {
+			e = &estimate{Prediction: p, at: time.Now()}
 		}
 	}
 	s.estMu.Lock()

@@ -18,6 +18,12 @@ import (
 	"zorepro/stages/plot"
 )
 
+// Prediction is the dry run's critical-path schedule of what is left.
+type Prediction struct {
+	Remaining time.Duration
+	Workers   int // the workers it schedules on (the latest run's --jobs)
+}
+
 // Options configure a Server.
 type Options struct {
 	// Token, when set, must come with every request.
@@ -25,7 +31,7 @@ type Options struct {
 	// Predict, when set, predicts the remaining wall time (the dry run's
 	// critical-path schedule); the overview calls it in the background at
 	// most every 30 s.
-	Predict func() (time.Duration, error)
+	Predict func() (Prediction, error)
 	// Predicted is a running run's own prediction of its wall time, made
 	// when it started (run --serve).
 	Predicted time.Duration

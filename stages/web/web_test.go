@@ -39,7 +39,7 @@ func TestTemplatesRenderEveryPart(t *testing.T) {
 			Tune: &audit.TuneInfo{TaskInfo: ti, Chosen: chosen}, Data: ti}}}
 	cl := report.ClaimResult{ID: "c1", Figure: "fig", Verdict: "holds", Explanation: "why", Findings: []report.Finding{{Label: "ars", Value: 1, Lo: nan, Hi: 2, AtLeast: true}}}
 	views := map[string]any{
-		"overview.html": &Overview{Tasks: 3, Done: 1, InProgress: true, Elapsed: time.Minute, Remaining: time.Hour, Predicted: time.Now(), RunPredicted: 2 * time.Hour,
+		"overview.html": &Overview{Tasks: 3, Done: 1, InProgress: true, Elapsed: time.Minute, Remaining: time.Hour, Workers: 4, Predicted: time.Now(), RunPredicted: 2 * time.Hour,
 			Stages:   []StageCounts{{Stage: "train/x", Tasks: 3, Done: 1, Running: 1, Failed: 1}},
 			Running:  []Running{{Task: "train/x/seed=1", Iteration: 10, Samples: 1000, Budget: 1e5, Reported: true}, {Task: "train/x/seed=2"}, {Task: "tune/x/seed=3", Budget: 1e5}},
 			Failures: []Failure{{Task: "train/x/seed=3", Run: 2, Error: "boom"}}},
@@ -80,6 +80,9 @@ func TestTemplatesRenderEveryPart(t *testing.T) {
 			// that has not (a tuning trial) shows dashes and its budget
 			// alone, never a 0 that reads as no progress.
 			page := b.String()
+			if !strings.Contains(page, "critical-path schedule on 4 workers predicts 1h0m0s") {
+				t.Errorf("the overview does not say on how many workers its remaining time is predicted:\n%s", page)
+			}
 			if !strings.Contains(page, `<td class="num">1000</td><td class="num">100000 (1%)</td>`) || strings.Count(page, "<td class=\"num\">–</td>") != 2 ||
 				!strings.Contains(page, `<td class="num">–</td><td class="num">100000</td>`) {
 				t.Errorf("overview's running rows:\n%s", page)
