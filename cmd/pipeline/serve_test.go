@@ -413,6 +413,15 @@ func TestServeKilledRunIsNotInProgress(t *testing.T) {
 	if page := get("/task/" + task); strings.Contains(page, "Running: this page reloads") || !strings.Contains(page, "started") {
 		t.Errorf("the page of %s, which the killed run had started, shows it running or not started:\n%s", task, page)
 	}
+	// status says it too.
+	st := withoutFigures(common)
+	if out, code := cliStdout(t, bin, root, append([]string{"status"}, st...)...); code != 0 || !strings.Contains(out, fmt.Sprintf("run %d recorded its start and no end, and no run holds the store: it was killed", killed)) {
+		t.Errorf("status of the killed run's store: exit %d\n%s", code, out)
+	}
+	var doc statusDoc
+	if out, code := cliStdout(t, bin, root, append([]string{"status", "--json"}, st...)...); code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.KilledRun != killed {
+		t.Errorf("status --json of the killed run's store: exit %d, killed_run %d\n%s", code, doc.KilledRun, out)
+	}
 }
 
 // The server binds only to loopback unless a token guards it, asks for

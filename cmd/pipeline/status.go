@@ -71,6 +71,12 @@ func (c *statusCmd) status(eng *pipeline.Engine, stdout io.Writer) (int, error) 
 		doc.Counts[ts.State]++
 		doc.Tasks = append(doc.Tasks, ts)
 	}
+	// A log read directly or through a private copy is one no run holds:
+	// a latest run that only started was killed. Through a running run's
+	// snapshot, it is that run.
+	if run, started, err := eng.Events.InProgress(); err == nil && started && (eng.Events.SnapshotOf() == "" || eng.Events.AtRest()) {
+		doc.KilledRun = run
+	}
 	if c.json {
 		return exitOK, json.NewEncoder(stdout).Encode(doc)
 	}
@@ -95,6 +101,9 @@ func (c *statusCmd) status(eng *pipeline.Engine, stdout io.Writer) (int, error) 
 		}
 	}
 	fmt.Fprintf(stdout, "%d tasks of profile %s: %s\n", doc.Total, doc.Profile, strings.Join(parts, ", "))
+	if doc.KilledRun != 0 {
+		fmt.Fprintf(stdout, "run %d recorded its start and no end, and no run holds the store: it was killed (or ended with its session); the command that started it resumes it\n", doc.KilledRun)
+	}
 	if doc.OtherProfile > 0 {
 		fmt.Fprintf(stdout, "%d of these states were recorded by runs of another profile (the task paths are shared; `pipeline why TASK` tells whether a task is cached for this one)\n", doc.OtherProfile)
 	}
@@ -111,6 +120,10 @@ type statusDoc struct {
 	// OtherProfile counts the tasks whose last state was recorded by a run
 	// of another profile.
 	OtherProfile int `json:"other_profile"`
+	// KilledRun is the latest run when it recorded its start and no end
+	// and no run holds the store: it was killed (or ended with its
+	// session), and the tasks it had started show "started".
+	KilledRun uint64 `json:"killed_run,omitempty"`
 }
 
 type taskStatus struct {
