@@ -70,13 +70,10 @@ func runDAG(t testing.TB, text string, o dagRun) (outs map[string]string, done m
 	return runPlan(t, plan, dir, o)
 }
 
-// runPlan runs plan into a new store in dir, as runDAG says.
-func runPlan(t testing.TB, plan *dag.Plan, dir string, o dagRun) (outs map[string]string, done map[string]pipeline.DoneData) {
+// openStore opens a new store in dir/store, its event log, and fake code
+// identities for the engines that run there.
+func openStore(t testing.TB, dir string) (*store.Store, *events.Log, *pipelinetest.FakeCode) {
 	t.Helper()
-	jobs := o.jobs
-	if jobs == 0 {
-		jobs = 2
-	}
 	st, err := store.Open(filepath.Join(dir, "store"))
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +82,17 @@ func runPlan(t testing.TB, plan *dag.Plan, dir string, o dagRun) (outs map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	code := pipelinetest.NewFakeCode()
+	return st, log, pipelinetest.NewFakeCode()
+}
+
+// runPlan runs plan into a new store in dir, as runDAG says.
+func runPlan(t testing.TB, plan *dag.Plan, dir string, o dagRun) (outs map[string]string, done map[string]pipeline.DoneData) {
+	t.Helper()
+	jobs := o.jobs
+	if jobs == 0 {
+		jobs = 2
+	}
+	st, log, code := openStore(t, dir)
 	b, isBench := t.(*testing.B)
 	if isBench || o.elapsed != nil { // time the rest alone: generate first
 		if isBench {

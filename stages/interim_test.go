@@ -2,16 +2,11 @@ package stages_test
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
 
 	"zorepro/pipeline"
 	"zorepro/pipeline/dag"
-	"zorepro/pipeline/events"
-	"zorepro/pipeline/pipelinetest"
-	"zorepro/pipeline/store"
 	"zorepro/stages"
 	"zorepro/stages/interim"
 )
@@ -31,17 +26,8 @@ func TestInterimMemoReusesAFigureOnTheSameInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "store"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	log, err := events.Open(filepath.Join(dir, "store", "events.db"), events.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, log, code := openStore(t, t.TempDir())
 	defer log.Close()
-	code := pipelinetest.NewFakeCode()
 	run := &pipeline.Engine{Plan: upstream, Store: st, Events: log, Code: code, Platform: pipeline.HostPlatform(), Opt: pipeline.Options{Jobs: 2}}
 	if _, err := run.Run(context.Background()); err != nil {
 		t.Fatal(err)
