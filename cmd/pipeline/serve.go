@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -137,14 +136,10 @@ func latestJobs(l *events.Log) int {
 	if err != nil || run == 0 {
 		return 2
 	}
-	start, ok, err := l.RunStart(run)
-	var d struct {
-		Jobs int `json:"jobs"`
+	if info, err := runStartOf(l, run); err == nil && info.Jobs >= 1 {
+		return info.Jobs
 	}
-	if err != nil || !ok || json.Unmarshal(start.Data, &d) != nil || d.Jobs < 1 {
-		return 2
-	}
-	return d.Jobs
+	return 2
 }
 
 // predictRemaining is the dry run's critical-path wall time, on workers

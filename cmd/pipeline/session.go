@@ -204,17 +204,29 @@ func (p *planFlags) resolveProfile(inv *invocation, log *events.Log) error {
 // profileOf returns the profile run was started with, from its first run
 // event ("" if the event does not say).
 func profileOf(log *events.Log, run uint64) (string, error) {
+	info, err := runStartOf(log, run)
+	return info.Profile, err
+}
+
+// runStart is what a run's start event records of it (the engine writes
+// it; pipeline.Engine.Run).
+type runStart struct {
+	Profile string `json:"profile"`
+	Jobs    int    `json:"jobs"`
+}
+
+// runStartOf reads what run's start recorded; the zero value where it
+// recorded nothing readable.
+func runStartOf(log *events.Log, run uint64) (runStart, error) {
+	var info runStart
 	start, ok, err := log.RunStart(run)
 	if err != nil || !ok {
-		return "", err
-	}
-	var info struct {
-		Profile string `json:"profile"`
+		return info, err
 	}
 	if json.Unmarshal(start.Data, &info) != nil {
-		return "", nil
+		return runStart{}, nil
 	}
-	return info.Profile, nil
+	return info, nil
 }
 
 // errPlanningInterrupted is returned by loadPlan when a signal arrives

@@ -71,10 +71,7 @@ func (c *statusCmd) status(eng *pipeline.Engine, stdout io.Writer) (int, error) 
 		doc.Counts[ts.State]++
 		doc.Tasks = append(doc.Tasks, ts)
 	}
-	// A log read directly or through a private copy is one no run holds:
-	// a latest run that only started was killed. Through a running run's
-	// snapshot, it is that run.
-	if run, started, err := eng.Events.InProgress(); err == nil && started && (eng.Events.SnapshotOf() == "" || eng.Events.AtRest()) {
+	if run, _, killed, err := eng.Events.Latest(); err == nil && killed {
 		doc.KilledRun = run
 	}
 	if c.json {

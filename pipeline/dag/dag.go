@@ -165,7 +165,10 @@ type Checked interface {
 
 // LoadWith is Load with options.
 func LoadWith(path, profile string, kinds map[string]task.Kind, opt Options) (*Plan, error) {
-	before, _ := os.ReadFile(path)
+	var before []byte
+	if opt.Checked != nil {
+		before, _ = os.ReadFile(path)
+	}
 	raw, err := Read(path)
 	if err != nil {
 		return nil, err
@@ -173,9 +176,11 @@ func LoadWith(path, profile string, kinds map[string]task.Kind, opt Options) (*P
 	// The digest names the bytes that were parsed: a file that changed
 	// while it was read is checked in full and not remembered.
 	digest := ""
-	if after, err := os.ReadFile(path); opt.Checked != nil && err == nil && bytes.Equal(before, after) {
-		sum := sha256.Sum256(after)
-		digest = hex.EncodeToString(sum[:])
+	if opt.Checked != nil {
+		if after, err := os.ReadFile(path); err == nil && bytes.Equal(before, after) {
+			sum := sha256.Sum256(after)
+			digest = hex.EncodeToString(sum[:])
+		}
 	}
 	if digest != "" && opt.Checked.Has(digest) {
 		plan, ps := build(path, raw, profile, kinds, true, nil, opt.Planned)

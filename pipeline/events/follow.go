@@ -130,12 +130,24 @@ func (l *Log) copyFrom(timeout time.Duration) (bool, error) {
 	return true, l.swap(db, info, copyPath)
 }
 
-// AtRest reports whether the log reads a private copy of a log no run
-// held when it was taken (OpenCopy, and Follow once the run has ended):
-// a run whose last event there is its start ended without recording its
-// end (it was killed). A log a run holds, read live or through its
-// snapshot, is not at rest.
-func (l *Log) AtRest() bool { return l.following().copy != "" }
+// AtRest reports whether no run held the log when this Log read it: it
+// was opened read-only on the log itself (a run's lock would have refused
+// that), or reads a private copy of a log no run held (OpenCopy, and
+// Follow once the run has ended). A run's own log, or a run's snapshot,
+// is not at rest.
+func (l *Log) AtRest() bool {
+	return l.readOnly && (l.snapshotOf == "" || l.following().copy != "")
+}
+
+// Latest is the log's latest run (0 if none), whether it is in progress,
+// and whether it was killed: a run that recorded only its start is in
+// progress on a log a run holds, and was killed (or ended with its
+// session) on a log at rest.
+func (l *Log) Latest() (run uint64, inProgress, killed bool, err error) {
+	run, started, err := l.InProgress()
+	rest := l.AtRest() // read once: Follow may move the log between two reads
+	return run, started && !rest, started && rest, err
+}
 
 func (l *Log) following() following {
 	l.dbMu.RLock()

@@ -203,22 +203,25 @@ func ticks(lo, hi float64, log bool) []tick {
 func tickLabel(v, step float64) string {
 	if a := math.Abs(v); a == 0 || (a < 1e6 && a >= 1e-4) {
 		places := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
-		s := strconv.FormatFloat(v, 'f', places, 64)
-		if places > 0 {
-			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-		}
-		return s
+		return trimZeros(strconv.FormatFloat(v, 'f', places, 64))
 	}
 	prec := max(0, int(math.Floor(math.Log10(math.Abs(v))+1e-9)-math.Floor(math.Log10(step)+1e-9)))
 	mant, exp, _ := strings.Cut(strconv.FormatFloat(v, 'e', prec, 64), "e")
-	if strings.Contains(mant, ".") {
-		mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
-	}
+	mant = trimZeros(mant)
 	sign, digits := "", strings.TrimPrefix(exp, "+")
 	if d, neg := strings.CutPrefix(digits, "-"); neg {
 		sign, digits = "-", d
 	}
 	return mant + "e" + sign + strings.TrimLeft(digits, "0")
+}
+
+// trimZeros drops the trailing zeros of a decimal fraction, and its
+// point if nothing follows ("0.50" → "0.5", "2.0" → "2"; "100" stays).
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	return strings.TrimRight(strings.TrimRight(s, "0"), ".")
 }
 
 // downsample keeps at most max points of a series, evenly spaced, always

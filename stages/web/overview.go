@@ -124,7 +124,7 @@ func (s *Server) computeOverview() (*Overview, error) {
 		last[st.Task] = st
 	}
 	ov := &Overview{Profile: s.opt.Profile, RunPredicted: s.opt.Predicted, Tasks: len(s.eng.Plan.Tasks), Running: []Running{}, Failures: []Failure{}}
-	run, inProgress, killed, err := latestRun(log)
+	run, inProgress, killed, err := log.Latest()
 	if err != nil {
 		return nil, err
 	}
@@ -169,16 +169,6 @@ func (s *Server) computeOverview() (*Overview, error) {
 		ov.Remaining, ov.Workers, ov.Predicted = e.Remaining, e.Workers, e.at
 	}
 	return ov, nil
-}
-
-// latestRun is the store's latest run, whether it is in progress, and
-// whether it was killed: a run that recorded only its start is in
-// progress while a run holds the store (it is read live or through the
-// run's snapshot) and was killed on a store at rest.
-func latestRun(log *events.Log) (run uint64, inProgress, killed bool, err error) {
-	run, started, err := log.InProgress()
-	rest := log.AtRest() // read once: Follow may move the log between two reads
-	return run, started && !rest, started && rest, err
 }
 
 // running reads how far a running task got: its latest iteration event.

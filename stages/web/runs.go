@@ -61,6 +61,10 @@ func (s *Server) runRows() ([]runRow, error) {
 	if err != nil {
 		return nil, err
 	}
+	_, live, _, err := log.Latest()
+	if err != nil {
+		return nil, err
+	}
 	s.runsMu.Lock()
 	defer s.runsMu.Unlock()
 	if s.runs == nil {
@@ -84,7 +88,7 @@ func (s *Server) runRows() ([]runRow, error) {
 			}
 			s.runs[ev.Run] = rc
 		}
-		rc.row.State = runState(ev.State, i == len(runs)-1 && !log.AtRest())
+		rc.row.State = runState(ev.State, i == len(runs)-1 && live)
 		evs, err := log.RunEventsAfter(ev.Run, rc.seen)
 		if err != nil {
 			return nil, err

@@ -223,14 +223,14 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		http.Error(w, err.Error(), code)
 		return
 	}
-	var b bytes.Buffer
-	if perr := pages.ExecuteTemplate(&b, "error.html", layoutData{Title: http.StatusText(code), Profile: s.opt.Profile, Data: err.Error()}); perr != nil {
+	page, perr := s.render(&view{tmpl: "error.html", title: http.StatusText(code), data: err.Error()})
+	if perr != nil {
 		http.Error(w, err.Error(), code)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
-	w.Write(b.Bytes())
+	w.Write(page)
 }
 
 // wantsPage reports whether r is a browser asking for a page (not a

@@ -74,7 +74,7 @@ func (s *Server) taskPage(r *http.Request) (*view, error) {
 	} else if ok {
 		v.State = &st
 	}
-	run, inProgress, _, err := latestRun(log)
+	run, inProgress, _, err := log.Latest()
 	if err != nil {
 		return nil, err
 	}
