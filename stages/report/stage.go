@@ -10,7 +10,6 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"zorepro/pipeline/task"
@@ -207,8 +206,8 @@ func capNote(was, cap float64) string {
 	if was == cap {
 		return ""
 	}
-	return fmt.Sprintf("this profile's runs stop at %s in the figure's units, not at the %s this sentence was written for: every statistic here uses %s",
-		strconv.FormatFloat(cap, 'g', -1, 64), strconv.FormatFloat(was, 'g', -1, 64), strconv.FormatFloat(cap, 'g', -1, 64))
+	return fmt.Sprintf("this profile's runs stop at %s in the figure's units, not at the %s this sentence was written for: every statistic here uses %[1]s",
+		num(cap), num(was))
 }
 
 // decodeClaimList reads the claims of one list parameter (name), naming
