@@ -510,7 +510,7 @@ func (p panelData) draw(c draw.Canvas) {
 		pl.Add(guide{Guide: g, labelBelow: i != top})
 	}
 	if len(s.Notes) > 0 {
-		pl.Add(notes(s.Notes))
+		pl.Add(notes{notes: s.Notes, guides: s.Guides})
 	}
 	pl.X.Min, pl.X.Max = axisRange(pl.xs, s.LogX, s.XMin, s.XMax)
 	pl.Y.Min, pl.Y.Max = axisRange(pl.ys, s.LogY, s.YMin, s.YMax)
@@ -727,8 +727,12 @@ func (g guide) Plot(c draw.Canvas, p *gplot.Plot) {
 	}
 }
 
-// notes draw each Note's text at the first free place around its bar.
-type notes []Note
+// notes draw each Note's text at the first free place around its bar,
+// clear of the panel's guides where there is room.
+type notes struct {
+	notes  []Note
+	guides []Guide
+}
 
 // noteGap is the space between a bar and its note's text.
 const noteGap = 3
@@ -738,6 +742,31 @@ type box struct{ min, max vg.Point }
 
 func (a box) overlaps(b box) bool {
 	return a.min.X < b.max.X && b.min.X < a.max.X && a.min.Y < b.max.Y && b.min.Y < a.max.Y
+}
+
+// crosses says whether the polyline pts passes through a (Liang–Barsky
+// clipping of each segment).
+func (a box) crosses(pts []vg.Point) bool {
+	for i := 1; i < len(pts); i++ {
+		p, q := pts[i-1], pts[i]
+		dx, dy := q.X-p.X, q.Y-p.Y
+		t0, t1 := vg.Length(0), vg.Length(1)
+		clip := func(den, num vg.Length) bool { // keep den·t ≤ num
+			switch {
+			case den == 0:
+				return num >= 0
+			case den > 0:
+				t1 = min(t1, num/den)
+			default:
+				t0 = max(t0, num/den)
+			}
+			return t0 <= t1
+		}
+		if clip(-dx, p.X-a.min.X) && clip(dx, a.max.X-p.X) && clip(-dy, p.Y-a.min.Y) && clip(dy, a.max.Y-p.Y) {
+			return true
+		}
+	}
+	return false
 }
 
 func (a box) inside(area box) bool {
@@ -751,7 +780,17 @@ func (ns notes) Plot(c draw.Canvas, p *gplot.Plot) {
 	var bars []box
 	var sizes []vg.Point
 	var texts []string
-	for _, n := range ns {
+	var lines [][]vg.Point
+	for _, g := range ns.guides {
+		var pts []vg.Point
+		for i, x := range g.X {
+			if (x > 0 || !isLog(p.X.Scale)) && (g.Y[i] > 0 || !isLog(p.Y.Scale)) {
+				pts = append(pts, vg.Point{X: trX(x), Y: trY(g.Y[i])})
+			}
+		}
+		lines = append(lines, pts)
+	}
+	for _, n := range ns.notes {
 		if (isLog(p.X.Scale) && !(n.X > 0)) || (isLog(p.Y.Scale) && !(n.Lo > 0 && n.Hi > 0)) {
 			continue
 		}
@@ -760,7 +799,7 @@ func (ns notes) Plot(c draw.Canvas, p *gplot.Plot) {
 		sizes = append(sizes, vg.Point{X: sty.Width(n.Text), Y: sty.Height(n.Text)})
 		texts = append(texts, n.Text)
 	}
-	for i, r := range placeNotes(bars, sizes, box{c.Min, c.Max}) {
+	for i, r := range placeNotes(bars, sizes, box{c.Min, c.Max}, lines) {
 		c.FillText(sty, r.min, texts[i])
 	}
 }
@@ -769,11 +808,12 @@ func (ns notes) Plot(c draw.Canvas, p *gplot.Plot) {
 // order: each at the first place around its bar (above it, below it,
 // centred on it or starting or ending there, right and left of its
 // middle, then right and left of it higher and lower along it) that is
-// inside area and overlaps no placed text and no other bar; where none
-// is, at the first such place that overlaps no placed text (it may cross
-// a bar: a full-height bar leaves nothing else); where none is either,
-// the first inside area.
-func placeNotes(bars []box, sizes []vg.Point, area box) []box {
+// inside area and overlaps no placed text, no other bar and none of the
+// lines (polylines on the canvas: the guides); where none is, the first
+// that only crosses a line; then the first that overlaps no placed text
+// (it may cross a bar: a full-height bar leaves nothing else); where
+// none is either, the first inside area.
+func placeNotes(bars []box, sizes []vg.Point, area box, lines [][]vg.Point) []box {
 	g := vg.Points(noteGap)
 	placed := make([]box, 0, len(bars))
 	for i, b := range bars {
@@ -800,7 +840,12 @@ func placeNotes(bars []box, sizes []vg.Point, area box) []box {
 			}
 			return clearOfNotes(r)
 		}
-		pick := slices.IndexFunc(cands, free)
+		pick := slices.IndexFunc(cands, func(r box) bool {
+			return free(r) && !slices.ContainsFunc(lines, r.crosses)
+		})
+		if pick < 0 {
+			pick = slices.IndexFunc(cands, free)
+		}
 		if pick < 0 {
 			pick = slices.IndexFunc(cands, clearOfNotes)
 		}

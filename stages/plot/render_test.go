@@ -637,7 +637,7 @@ func TestPlaceNotes(t *testing.T) {
 		for i := range sizes {
 			sizes[i] = size
 		}
-		got := placeNotes(c.bars, sizes, area)
+		got := placeNotes(c.bars, sizes, area, nil)
 		for i, w := range c.want {
 			if got[i].min != w || got[i].max != (vg.Point{X: w.X + 30, Y: w.Y + 10}) {
 				t.Errorf("%s: note %d at %v, want %v", c.name, i, got[i], w)
@@ -653,15 +653,47 @@ func TestPlaceNotes(t *testing.T) {
 	}
 	// Nowhere free of bars (a third bar between two named ones): right of
 	// its middle, across the next bar but over no other note.
-	got := placeNotes([]box{bar(100, 20, 60), bar(110, 20, 60), bar(105, 20, 60)}, []vg.Point{size, size, size}, area)
+	got := placeNotes([]box{bar(100, 20, 60), bar(110, 20, 60), bar(105, 20, 60)}, []vg.Point{size, size, size}, area, nil)
 	if got[2].min != (vg.Point{X: 109, Y: 35}) {
 		t.Errorf("nowhere free: note at %v, want right of its bar at (109, 35)", got[2])
+	}
+	// A guide through the place above the bar (the scaling view's theory
+	// line, which passes through every tick): the note goes below; a
+	// guide through every place: the first free of bars, across it.
+	line := []vg.Point{{X: 0, Y: 60}, {X: 200, Y: 80}}
+	if got := placeNotes([]box{bar(100, 20, 60)}, []vg.Point{size}, area, [][]vg.Point{line}); got[0].min != (vg.Point{X: 85, Y: 7}) {
+		t.Errorf("a guide above the bar: note at %v, want below at (85, 7)", got[0].min)
+	}
+	var everywhere [][]vg.Point
+	for _, x := range []vg.Length{70, 90, 100, 110, 130} {
+		everywhere = append(everywhere, []vg.Point{{X: x, Y: 0}, {X: x, Y: 100}})
+	}
+	if got := placeNotes([]box{bar(100, 20, 60)}, []vg.Point{size}, area, everywhere); got[0].min != (vg.Point{X: 85, Y: 63}) {
+		t.Errorf("guides everywhere: note at %v, want above at (85, 63)", got[0].min)
+	}
+	// A segment that ends short of a box does not cross it; one along an
+	// edge inside it does.
+	b := box{vg.Point{X: 10, Y: 10}, vg.Point{X: 20, Y: 20}}
+	for _, c := range []struct {
+		pts  []vg.Point
+		want bool
+	}{
+		{[]vg.Point{{X: 0, Y: 0}, {X: 9, Y: 9}}, false},
+		{[]vg.Point{{X: 0, Y: 0}, {X: 30, Y: 30}}, true},
+		{[]vg.Point{{X: 0, Y: 15}, {X: 5, Y: 15}, {X: 15, Y: 27}}, false},
+		{[]vg.Point{{X: 0, Y: 15}, {X: 5, Y: 15}, {X: 15, Y: 15}}, true},
+		{[]vg.Point{{X: 15, Y: 0}, {X: 15, Y: 30}}, true},
+		{[]vg.Point{{X: 25, Y: 0}, {X: 25, Y: 30}}, false},
+	} {
+		if got := b.crosses(c.pts); got != c.want {
+			t.Errorf("%v crosses %v: %v, want %v", c.pts, b, got, c.want)
+		}
 	}
 	// Full-height bars close together (every bracket open, as the quick
 	// profile's three bodies gave): no room above or below; the first
 	// note left of its bar, the second across a bar, the third right of
 	// its bar one line higher, clear of the second.
-	got = placeNotes([]box{bar(50, 0, 100), bar(55, 0, 100), bar(60, 0, 100)}, []vg.Point{size, size, size}, area)
+	got = placeNotes([]box{bar(50, 0, 100), bar(55, 0, 100), bar(60, 0, 100)}, []vg.Point{size, size, size}, area, nil)
 	for i, w := range []vg.Point{{X: 16, Y: 45}, {X: 59, Y: 45}, {X: 64, Y: 58}} {
 		if got[i].min != w {
 			t.Errorf("full-height bars: note %d at %v, want %v", i, got[i].min, w)
