@@ -186,10 +186,12 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 		}
 		bar.X = append(bar.X, at[i], at[i], at[i])
 		bar.Mean = append(bar.Mean, lo, hi, math.NaN())
-		notes = append(notes, Note{X: at[i], Lo: lo, Hi: hi, Text: shortTitle(panelTitle(s, panels[i]))}) // the body's name at its bar
-		if !math.IsNaN(b.Point) {                                                                         // a short tick across the bar
+		note := Note{X: at[i], Lo: lo, Hi: hi, Text: shortTitle(panelTitle(s, panels[i]))} // the body's name at its bar
+		if !math.IsNaN(b.Point) {                                                          // a short tick across the bar
 			dot.X, dot.Mean = append(dot.X, at[i]/1.04, at[i]*1.04, at[i]), append(dot.Mean, b.Point, b.Point, math.NaN())
+			note.Marks = []Mark{{X0: at[i] / 1.04, X1: at[i] * 1.04, Y: b.Point}}
 		}
+		notes = append(notes, note)
 		fmt.Fprintf(&table, "%s,%s,%s,%s,%s,%d,%s\n", panels[i], task.FormatFloat(xs[i]), task.FormatFloat(b.Lo), task.FormatFloat(b.Hi), task.FormatFloat(b.Point), b.Seeds, task.FormatFloat(an.Alpha))
 		parts = append(parts, panelTitle(s, panels[i])+": "+bracketText(b))
 		bar.N, dot.N = max(bar.N, b.Seeds), max(dot.N, b.Seeds)

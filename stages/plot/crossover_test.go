@@ -83,9 +83,12 @@ func TestCrossoverViews(t *testing.T) {
 			t.Errorf("caption lacks %q:\n%s", w, ss.Caption)
 		}
 	}
-	// Each bar is named, the note spanning the bar as drawn.
+	// Each bar is named, the note spanning the bar as drawn, its tick
+	// a mark the name keeps clear of.
 	if n := ss.Panels[0].Notes; len(n) != 3 || n[1].Text != "B" || n[1].X != 4 || n[1].Lo != an.Brackets[1].Lo || n[1].Hi != an.Brackets[1].Hi {
 		t.Errorf("the bodies' names: %+v", n)
+	} else if m := n[1].Marks; len(m) != 1 || m[0].Y != an.Brackets[1].Point || math.Abs(m[0].X0-4/1.04) > 1e-12 || math.Abs(m[0].X1-4*1.04) > 1e-12 {
+		t.Errorf("B's name does not keep clear of its tick at %v: marks %+v", an.Brackets[1].Point, m)
 	}
 	if _, _, err := Render(ss, sc); err != nil {
 		t.Errorf("render the scaling view: %v", err)

@@ -122,7 +122,14 @@ type PanelSpec struct {
 type Note struct {
 	X, Lo, Hi float64
 	Text      string
+	// Marks are marks drawn across the bar (the scaling view's tick at
+	// its crossover point), each spanning [X0, X1] at Y: the text keeps
+	// clear of them where it can, as of the panel's guides.
+	Marks []Mark
 }
+
+// Mark is a horizontal mark across a noted bar.
+type Mark struct{ X0, X1, Y float64 }
 
 // Guide is a labelled reference curve: y against x, not data.
 type Guide struct {

@@ -728,7 +728,7 @@ func (g guide) Plot(c draw.Canvas, p *gplot.Plot) {
 }
 
 // notes draw each Note's text at the first free place around its bar,
-// clear of the panel's guides where there is room.
+// clear of the panel's guides and the notes' marks where there is room.
 type notes struct {
 	notes  []Note
 	guides []Guide
@@ -796,6 +796,11 @@ func (ns notes) Plot(c draw.Canvas, p *gplot.Plot) {
 		}
 		x := trX(n.X)
 		bars = append(bars, box{vg.Point{X: x - 1, Y: trY(n.Lo)}, vg.Point{X: x + 1, Y: trY(n.Hi)}})
+		for _, m := range n.Marks {
+			if !(isLog(p.X.Scale) && !(m.X0 > 0 && m.X1 > 0) || isLog(p.Y.Scale) && !(m.Y > 0)) {
+				lines = append(lines, []vg.Point{{X: trX(m.X0), Y: trY(m.Y)}, {X: trX(m.X1), Y: trY(m.Y)}})
+			}
+		}
 		sizes = append(sizes, vg.Point{X: sty.Width(n.Text), Y: sty.Height(n.Text)})
 		texts = append(texts, n.Text)
 	}
@@ -809,10 +814,12 @@ func (ns notes) Plot(c draw.Canvas, p *gplot.Plot) {
 // centred on it or starting or ending there, right and left of its
 // middle, then right and left of it higher and lower along it) that is
 // inside area and overlaps no placed text, no other bar and none of the
-// lines (polylines on the canvas: the guides); where none is, the first
+// lines (polylines on the canvas: the guides, the marks across bars);
+// where none is, the first
 // that only crosses a line; then the first that overlaps no placed text
-// (it may cross a bar: a full-height bar leaves nothing else); where
-// none is either, the first inside area.
+// and no line (it may cross a bar: a full-height bar leaves nothing
+// else), then one that overlaps no placed text; where none is either,
+// the first inside area.
 func placeNotes(bars []box, sizes []vg.Point, area box, lines [][]vg.Point) []box {
 	g := vg.Points(noteGap)
 	placed := make([]box, 0, len(bars))
@@ -840,14 +847,17 @@ func placeNotes(bars []box, sizes []vg.Point, area box, lines [][]vg.Point) []bo
 			}
 			return clearOfNotes(r)
 		}
-		pick := slices.IndexFunc(cands, func(r box) bool {
-			return free(r) && !slices.ContainsFunc(lines, r.crosses)
-		})
-		if pick < 0 {
-			pick = slices.IndexFunc(cands, free)
-		}
-		if pick < 0 {
-			pick = slices.IndexFunc(cands, clearOfNotes)
+		offLines := func(r box) bool { return !slices.ContainsFunc(lines, r.crosses) }
+		pick := -1
+		for _, ok := range []func(box) bool{
+			func(r box) bool { return free(r) && offLines(r) },
+			free,
+			func(r box) bool { return clearOfNotes(r) && offLines(r) },
+			clearOfNotes,
+		} {
+			if pick = slices.IndexFunc(cands, ok); pick >= 0 {
+				break
+			}
 		}
 		if pick < 0 {
 			pick = max(0, slices.IndexFunc(cands, func(r box) bool { return r.inside(area) }))

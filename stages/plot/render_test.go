@@ -704,6 +704,20 @@ func TestPlaceNotes(t *testing.T) {
 			}
 		}
 	}
+	// The same bars with a guide across their middles (the quick
+	// profile's theory line ran through HalfCheetah's name, placed across
+	// Hopper's bar): each note one line higher or lower, off the guide,
+	// the second still across a bar but over no note and off the guide.
+	mid := [][]vg.Point{{{X: 0, Y: 50}, {X: 200, Y: 50}}}
+	got = placeNotes([]box{bar(50, 0, 100), bar(55, 0, 100), bar(60, 0, 100)}, []vg.Point{size, size, size}, area, mid)
+	for i, w := range []vg.Point{{X: 16, Y: 58}, {X: 59, Y: 58}, {X: 64, Y: 32}} {
+		if got[i].min != w {
+			t.Errorf("full-height bars, a guide across: note %d at %v, want %v", i, got[i].min, w)
+		}
+		if got[i].crosses(mid[0]) {
+			t.Errorf("full-height bars, a guide across: note %d crosses it", i)
+		}
+	}
 }
 
 // A reference line's label goes to the first free end of the line (right
