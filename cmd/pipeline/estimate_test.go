@@ -47,6 +47,12 @@ func TestFirstRunEstimateFromReferenceRuns(t *testing.T) {
 					Workers int           `json:"workers"`
 					Wall    time.Duration `json:"wall"`
 				} `json:"walls"`
+				Stages []struct {
+					Stage    string        `json:"stage"`
+					Tasks    int           `json:"tasks"`
+					Timed    int           `json:"tasks_timed"`
+					TaskTime time.Duration `json:"task_time"`
+				} `json:"stages"`
 			} `json:"schedule"`
 		}
 		if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
@@ -57,6 +63,20 @@ func TestFirstRunEstimateFromReferenceRuns(t *testing.T) {
 			t.Errorf("%s on a fresh store: %d tasks, %d untimed, task time %v; want all timed and the reference runs' %.0fs", profile, s.Tasks, s.Untimed, s.TaskTime, want)
 		}
 		t.Logf("%s, fresh store: %d tasks, %v of task time, %v on %d workers", profile, s.Tasks, s.TaskTime, s.Walls[0].Wall, s.Walls[0].Workers)
+		// Each stage's share (the browser view's "time left" column) is
+		// its reference runs' task time, and the shares add up to all
+		// of it, every task in one stage (each time is to the second).
+		var tasks int
+		var sum time.Duration
+		for _, st := range s.Stages {
+			tasks, sum = tasks+st.Tasks, sum+st.TaskTime
+			if ref, ok := prior.Profiles[profile][st.Stage]; !ok || st.Timed != st.Tasks || math.Abs(st.TaskTime.Seconds()-ref.TaskSeconds) > 0.5 {
+				t.Errorf("%s, stage %s: %d tasks, %d timed, %v; want all timed and the reference runs' %.2fs", profile, st.Stage, st.Tasks, st.Timed, st.TaskTime, ref.TaskSeconds)
+			}
+		}
+		if tasks != s.Tasks || len(s.Stages) != len(prior.Profiles[profile]) || math.Abs((sum-s.TaskTime).Seconds()) > 0.5*float64(len(s.Stages)) {
+			t.Errorf("%s: %d stages of %d tasks and %v, want the schedule's %d stages, %d tasks and %v", profile, len(s.Stages), tasks, sum, len(prior.Profiles[profile]), s.Tasks, s.TaskTime)
+		}
 		if _, err := os.Stat(store); err == nil {
 			t.Errorf("%s: a dry run created the store", profile)
 		}

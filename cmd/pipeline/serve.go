@@ -79,8 +79,11 @@ func (c *serveCmd) run(inv *invocation) (int, error) {
 		srv := web.New(eng, web.Options{Token: c.token, Profile: c.profile, AllowReexecute: c.reexecute, ErrorLog: logger,
 			Predict: func() (web.Prediction, error) {
 				workers := latestJobs(eng.Events)
-				d, err := predictRemaining(eng, workers)
-				return web.Prediction{Remaining: d, Workers: workers}, err
+				sched, err := predictRemaining(eng, workers)
+				if err != nil {
+					return web.Prediction{}, err
+				}
+				return web.Prediction{Remaining: sched.Walls[0].Wall, Workers: workers, Stages: sched.Stages}, nil
 			}})
 		ln, err := listen(c.addr)
 		if err != nil {
@@ -142,22 +145,22 @@ func latestJobs(l *events.Log) int {
 	return 2
 }
 
-// predictRemaining is the dry run's critical-path wall time, on workers
-// workers, of what would run now.
-func predictRemaining(eng *pipeline.Engine, workers int) (time.Duration, error) {
+// predictRemaining is the dry run's schedule of what would run now, on
+// workers workers (its one wall).
+func predictRemaining(eng *pipeline.Engine, workers int) (*provenance.Schedule, error) {
 	rec := provenance.New(eng)
 	xs, err := rec.Explain()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	sched, err := rec.Schedule(xs, workers)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if len(sched.Walls) == 0 {
-		return 0, errors.New("no schedule")
+		return nil, errors.New("no schedule")
 	}
-	return sched.Walls[0].Wall, nil
+	return sched, nil
 }
 
 // listen opens addr for the browser view.

@@ -31,6 +31,18 @@ type Schedule struct {
 	Walls []WorkersWall `json:"walls"`
 	// Overhead is the executor's cost the walls include (zero: none).
 	Overhead Overhead `json:"executor_overhead"`
+	// Stages is each stage's share of TaskTime, in plan order (the stages
+	// with a task that would run).
+	Stages []StageLeft `json:"stages,omitempty"`
+}
+
+// StageLeft is a stage's tasks that would run and their summed time, one
+// worker each, of the Timed ones (a known time; the others count as none).
+type StageLeft struct {
+	Stage    string        `json:"stage"`
+	Tasks    int           `json:"tasks"`
+	Timed    int           `json:"tasks_timed"`
+	TaskTime time.Duration `json:"task_time"`
 }
 
 // Overhead is an executor's cost beyond the tasks' own time: PerTask is
@@ -64,11 +76,26 @@ func (r *Record) ScheduleWith(xs []Explained, o Overhead, workers ...int) (*Sche
 	dur := make([]float64, len(tasks))
 	s := &Schedule{Overhead: o}
 	var total float64
+	stage := map[string]int{} // index in s.Stages
+	secs := []float64{}       // each stage's summed seconds
 	for i, x := range tt {
 		if !x.run {
 			continue
 		}
 		s.Tasks++
+		name := tasks[i].Stage.Name
+		k, ok := stage[name]
+		if !ok {
+			k = len(s.Stages)
+			stage[name] = k
+			s.Stages = append(s.Stages, StageLeft{Stage: name})
+			secs = append(secs, 0)
+		}
+		s.Stages[k].Tasks++
+		if x.source != "" {
+			s.Stages[k].Timed++
+			secs[k] += x.secs
+		}
 		if x.source == "" {
 			s.Unknown++
 			if x.samples > 0 {
@@ -82,6 +109,9 @@ func (r *Record) ScheduleWith(xs []Explained, o Overhead, workers ...int) (*Sche
 		total += x.secs
 	}
 	s.TaskTime = seconds(total)
+	for k := range s.Stages {
+		s.Stages[k].TaskTime = seconds(secs[k])
+	}
 	length, path := criticalPath(tasks, dur)
 	s.Critical = seconds(length)
 	for _, i := range path {

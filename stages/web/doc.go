@@ -7,8 +7,9 @@
 // Pages, all rendered by the server, with no script:
 //
 //	/                   the run overview: every stage's done, running, pending
-//	                    and failed tasks, elapsed time and the dry run's
-//	                    predicted remaining wall time, the running tasks with
+//	                    and failed tasks and predicted task time left,
+//	                    elapsed time and the dry run's predicted remaining
+//	                    wall time (Options.Predict), the running tasks with
 //	                    their progress, every failure with its error; it
 //	                    reloads itself every second while a run is in
 //	                    progress (one computation serves every client for

@@ -22,6 +22,40 @@ type StageCounts struct {
 	Running int    `json:"running"`
 	Failed  int    `json:"failed"`
 	Pending int    `json:"pending"` // never run, skipped or interrupted
+	// Left is the task time the latest prediction gives what is left of
+	// the stage (one worker's, summed), of its LeftTimed tasks with a
+	// known time out of LeftTasks (zero: none left, or no prediction yet).
+	Left      time.Duration `json:"left,omitempty"`
+	LeftTasks int           `json:"left_tasks,omitempty"`
+	LeftTimed int           `json:"left_timed,omitempty"`
+}
+
+// LeftText is the stage's task time left in words: "~2h05m" when every
+// task left has a known time, "≥ ~2h05m" when some have none, "?" when
+// none has, "" when nothing is left or nothing is predicted yet.
+func (c StageCounts) LeftText() string {
+	switch {
+	case c.LeftTasks == 0:
+		return ""
+	case c.LeftTimed == 0:
+		return "?"
+	case c.LeftTimed < c.LeftTasks:
+		return "≥ ~" + shortDur(c.Left)
+	}
+	return "~" + shortDur(c.Left)
+}
+
+// shortDur is d to the minute ("2h05m", "7m"), to the second under a
+// minute.
+func shortDur(d time.Duration) string {
+	if d < time.Minute-time.Second/2 {
+		return fmt.Sprintf("%ds", int(d.Round(time.Second)/time.Second))
+	}
+	m := int(d.Round(time.Minute) / time.Minute)
+	if m < 60 {
+		return fmt.Sprintf("%dm", m)
+	}
+	return fmt.Sprintf("%dh%02dm", m/60, m%60)
 }
 
 // Percent is the share of the stage's tasks done.
@@ -167,6 +201,11 @@ func (s *Server) computeOverview() (*Overview, error) {
 	// nothing is left.
 	if e := s.estimate(); e != nil && ov.Done < ov.Tasks {
 		ov.Remaining, ov.Workers, ov.Predicted = e.Remaining, e.Workers, e.at
+		for _, sl := range e.Stages {
+			if i, ok := index[sl.Stage]; ok {
+				ov.Stages[i].Left, ov.Stages[i].LeftTasks, ov.Stages[i].LeftTimed = sl.TaskTime, sl.Tasks, sl.Timed
+			}
+		}
 	}
 	return ov, nil
 }

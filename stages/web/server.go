@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"zorepro/pipeline"
+	"zorepro/pipeline/provenance"
 	"zorepro/stages/interim"
 	"zorepro/stages/plot"
 )
@@ -22,6 +23,8 @@ import (
 type Prediction struct {
 	Remaining time.Duration
 	Workers   int // the workers it schedules on (the latest run's --jobs)
+	// Stages is each stage's task time left (provenance.Schedule's).
+	Stages []provenance.StageLeft
 }
 
 // Options configure a Server.

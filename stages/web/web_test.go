@@ -40,7 +40,7 @@ func TestTemplatesRenderEveryPart(t *testing.T) {
 	cl := report.ClaimResult{ID: "c1", Figure: "fig", Verdict: "holds", Explanation: "why", Findings: []report.Finding{{Label: "ars", Value: 1, Lo: nan, Hi: 2, AtLeast: true}}}
 	views := map[string]any{
 		"overview.html": &Overview{Tasks: 3, Done: 1, InProgress: true, Elapsed: time.Minute, Remaining: time.Hour, Workers: 4, Predicted: time.Now(), RunPredicted: 2 * time.Hour,
-			Stages:   []StageCounts{{Stage: "train/x", Tasks: 3, Done: 1, Running: 1, Failed: 1}},
+			Stages:   []StageCounts{{Stage: "train/x", Tasks: 3, Done: 1, Running: 1, Failed: 1, Left: 2*time.Hour + 5*time.Minute + 31*time.Second, LeftTasks: 2, LeftTimed: 1}},
 			Running:  []Running{{Task: "train/x/seed=1", Iteration: 10, Samples: 1000, Budget: 1e5, Reported: true}, {Task: "train/x/seed=2"}, {Task: "tune/x/seed=3", Budget: 1e5}},
 			Failures: []Failure{{Task: "train/x/seed=3", Run: 2, Error: "boom"}}},
 		"task.html": &taskView{Path: "train/x/seed=1", Stage: "train/x", Kind: "train", Seed: "1", Params: []string{"alpha 0.1"},
@@ -82,6 +82,9 @@ func TestTemplatesRenderEveryPart(t *testing.T) {
 			page := b.String()
 			if !strings.Contains(page, "critical-path schedule on 4 workers predicts 1h0m0s") {
 				t.Errorf("the overview does not say on how many workers its remaining time is predicted:\n%s", page)
+			}
+			if !strings.Contains(page, `<td class="num left">≥ ~2h06m</td>`) {
+				t.Errorf("the overview does not give the stage's task time left (at least, one of its two tasks untimed):\n%s", page)
 			}
 			if !strings.Contains(page, `<td class="num">1000</td><td class="num">100000 (1%)</td>`) || strings.Count(page, "<td class=\"num\">–</td>") != 2 ||
 				!strings.Contains(page, `<td class="num">–</td><td class="num">100000</td>`) {
@@ -246,6 +249,26 @@ func TestPanelTitle(t *testing.T) {
 	}{{cs, "swimmer", "Swimmer-v2 (d/p = 8)"}, {cs, "ant", "ant"}, {d, "10", "d = 10"}, {curveStyle{}, "10", "panel 10"}, {curveStyle{title: "%s vs %s"}, "10", "panel 10"}} {
 		if got := c.cs.panelTitle(c.key); got != c.want {
 			t.Errorf("panel %q under %q: %q, want %q", c.key, c.cs.title, got, c.want)
+		}
+	}
+}
+
+// A stage's time left says how much of it is known: every task left
+// timed, some, none; nothing left or nothing predicted shows nothing.
+func TestStageTimeLeft(t *testing.T) {
+	for _, c := range []struct {
+		c    StageCounts
+		want string
+	}{
+		{StageCounts{Left: 10*time.Hour + 33*time.Minute + 2*time.Second, LeftTasks: 6464, LeftTimed: 6464}, "~10h33m"},
+		{StageCounts{Left: 42*time.Minute + 53*time.Second, LeftTasks: 600, LeftTimed: 599}, "≥ ~43m"},
+		{StageCounts{Left: 59*time.Minute + 40*time.Second, LeftTasks: 1, LeftTimed: 1}, "~1h00m"},
+		{StageCounts{Left: 1400 * time.Millisecond, LeftTasks: 1, LeftTimed: 1}, "~1s"},
+		{StageCounts{LeftTasks: 600}, "?"},
+		{StageCounts{Tasks: 5, Done: 5}, ""},
+	} {
+		if got := c.c.LeftText(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.c, got, c.want)
 		}
 	}
 }
