@@ -246,3 +246,49 @@ func TestClaimsSummary(t *testing.T) {
 		t.Error("a table without its counts line accepted")
 	}
 }
+
+// Every publication under results/ (a directory with a report.md:
+// results/paper, and the crossover, horizon-variants and published
+// profiles' once they run) is linked from the README with its verdict
+// counts verbatim from its report.md, so that a result published beside
+// the paper's cannot go unmentioned or keep the counts of an earlier
+// publication.
+func TestREADMENamesEveryPublication(t *testing.T) {
+	text, root := readme(t), repoRoot(t)
+	dirs, err := os.ReadDir(filepath.Join(root, "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range dirs {
+		md, err := os.ReadFile(filepath.Join(root, "results", d.Name(), "report.md"))
+		if !d.IsDir() || os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		sum, err := claimsSummary(string(md))
+		if err != nil {
+			t.Fatalf("results/%s/report.md: %v", d.Name(), err)
+		}
+		link := "(results/" + d.Name() + "/report.html)"
+		k := strings.Index(text, link)
+		if k < 0 {
+			t.Errorf("README.md does not link %s", link[1:len(link)-1])
+			continue
+		}
+		// The counts follow the link within its paragraph.
+		para := text[k:]
+		if e := strings.Index(para, "\n\n"); e >= 0 {
+			para = para[:e]
+		}
+		if counts := sum[:strings.Index(sum, "\n")]; !strings.Contains(para, counts) {
+			t.Errorf("README.md links results/%s/report.html without its verdict counts in the same paragraph; paste them from its report.md:\n%s", d.Name(), counts)
+		}
+	}
+	if n == 0 {
+		t.Error("results/ holds no publication (results/paper/report.md is missing)")
+	}
+}
