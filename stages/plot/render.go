@@ -700,15 +700,9 @@ type guide struct {
 
 // Plot implements gonum/plot's Plotter.
 func (g guide) Plot(c draw.Canvas, p *gplot.Plot) {
-	trX, trY := p.Transforms(&c)
 	sty := hlineStyle
 	sty.Color = g.Color
-	var pts []vg.Point
-	for i, x := range g.X {
-		if (x > 0 || !isLog(p.X.Scale)) && (g.Y[i] > 0 || !isLog(p.Y.Scale)) {
-			pts = append(pts, vg.Point{X: trX(x), Y: trY(g.Y[i])})
-		}
-	}
+	pts := g.onCanvas(c, p)
 	if len(pts) < 2 {
 		return
 	}
@@ -725,6 +719,19 @@ func (g guide) Plot(c draw.Canvas, p *gplot.Plot) {
 		}
 		c.FillText(sty, vg.Point{X: right, Y: y}, g.Label)
 	}
+}
+
+// onCanvas is the guide's points on the canvas, those a log axis cannot
+// draw left out.
+func (g Guide) onCanvas(c draw.Canvas, p *gplot.Plot) []vg.Point {
+	trX, trY := p.Transforms(&c)
+	var pts []vg.Point
+	for i, x := range g.X {
+		if (x > 0 || !isLog(p.X.Scale)) && (g.Y[i] > 0 || !isLog(p.Y.Scale)) {
+			pts = append(pts, vg.Point{X: trX(x), Y: trY(g.Y[i])})
+		}
+	}
+	return pts
 }
 
 // notes draw each Note's text at the first free place around its bar,
@@ -782,13 +789,7 @@ func (ns notes) Plot(c draw.Canvas, p *gplot.Plot) {
 	var texts []string
 	var lines [][]vg.Point
 	for _, g := range ns.guides {
-		var pts []vg.Point
-		for i, x := range g.X {
-			if (x > 0 || !isLog(p.X.Scale)) && (g.Y[i] > 0 || !isLog(p.Y.Scale)) {
-				pts = append(pts, vg.Point{X: trX(x), Y: trY(g.Y[i])})
-			}
-		}
-		lines = append(lines, pts)
+		lines = append(lines, g.onCanvas(c, p))
 	}
 	for _, n := range ns.notes {
 		if (isLog(p.X.Scale) && !(n.X > 0)) || (isLog(p.Y.Scale) && !(n.Lo > 0 && n.Hi > 0)) {
@@ -815,11 +816,10 @@ func (ns notes) Plot(c draw.Canvas, p *gplot.Plot) {
 // middle, then right and left of it higher and lower along it) that is
 // inside area and overlaps no placed text, no other bar and none of the
 // lines (polylines on the canvas: the guides, the marks across bars);
-// where none is, the first
-// that only crosses a line; then the first that overlaps no placed text
-// and no line (it may cross a bar: a full-height bar leaves nothing
-// else), then one that overlaps no placed text; where none is either,
-// the first inside area.
+// where none is, the first that only crosses a line; then the first that
+// overlaps no placed text and no line (it may cross a bar: a full-height
+// bar leaves nothing else), then one that overlaps no placed text; where
+// none is either, the first inside area.
 func placeNotes(bars []box, sizes []vg.Point, area box, lines [][]vg.Point) []box {
 	g := vg.Points(noteGap)
 	placed := make([]box, 0, len(bars))
