@@ -95,13 +95,12 @@ func (r *Record) ScheduleWith(xs []Explained, o Overhead, workers ...int) (*Sche
 		if x.source != "" {
 			s.Stages[k].Timed++
 			secs[k] += x.secs
-		}
-		if x.source == "" {
+		} else {
 			s.Unknown++
 			if x.samples > 0 {
 				s.Unrated++
-				if st := tasks[i].Stage.Name; !slices.Contains(s.UnratedStages, st) {
-					s.UnratedStages = append(s.UnratedStages, st)
+				if !slices.Contains(s.UnratedStages, name) {
+					s.UnratedStages = append(s.UnratedStages, name)
 				}
 			}
 		}
