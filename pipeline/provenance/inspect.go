@@ -26,6 +26,10 @@ type Explained struct {
 	// Previous is the transcript of the run before that.
 	Previous    []string `json:"-"`
 	RecordedRun uint64   `json:"recorded_run,omitempty"`
+	// Changed is whether the task would run because its identity changed
+	// since its latest recorded run (not because it never ran, did not
+	// finish, or waits for an upstream task).
+	Changed bool `json:"changed,omitempty"`
 }
 
 // Explain walks the plan without running anything and reports, for every
@@ -80,7 +84,8 @@ func (r *Record) Explain() ([]Explained, error) {
 			case x.Recorded == nil:
 				x.Reason = "never run"
 			default:
-				x.Reason = describeDiff(pipeline.DiffTranscripts(x.Recorded, lines))
+				diff := pipeline.DiffTranscripts(x.Recorded, lines)
+				x.Reason, x.Changed = describeDiff(diff), len(diff) > 0
 			}
 		}
 		out = append(out, x)

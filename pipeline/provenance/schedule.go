@@ -38,10 +38,13 @@ type Schedule struct {
 
 // StageLeft is a stage's tasks that would run and their summed time, one
 // worker each, of the Timed ones (a known time; the others count as none).
+// Changed of them would run because their identity changed since their
+// latest recorded run (Explained.Changed).
 type StageLeft struct {
 	Stage    string        `json:"stage"`
 	Tasks    int           `json:"tasks"`
 	Timed    int           `json:"tasks_timed"`
+	Changed  int           `json:"tasks_changed"`
 	TaskTime time.Duration `json:"task_time"`
 }
 
@@ -78,6 +81,12 @@ func (r *Record) ScheduleWith(xs []Explained, o Overhead, workers ...int) (*Sche
 	var total float64
 	stage := map[string]int{} // index in s.Stages
 	secs := []float64{}       // each stage's summed seconds
+	changed := map[string]bool{}
+	for _, x := range xs {
+		if x.Changed {
+			changed[x.Task] = true
+		}
+	}
 	for i, x := range tt {
 		if !x.run {
 			continue
@@ -92,6 +101,9 @@ func (r *Record) ScheduleWith(xs []Explained, o Overhead, workers ...int) (*Sche
 			secs = append(secs, 0)
 		}
 		s.Stages[k].Tasks++
+		if changed[tasks[i].Path] {
+			s.Stages[k].Changed++
+		}
 		if x.source != "" {
 			s.Stages[k].Timed++
 			secs[k] += x.secs

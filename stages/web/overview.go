@@ -24,25 +24,39 @@ type StageCounts struct {
 	Pending int    `json:"pending"` // never run, skipped or interrupted
 	// Left is the task time the latest prediction gives what is left of
 	// the stage (one worker's, summed), of its LeftTimed tasks with a
-	// known time out of LeftTasks (zero: none left, or no prediction yet).
-	Left      time.Duration `json:"left,omitempty"`
-	LeftTasks int           `json:"left_tasks,omitempty"`
-	LeftTimed int           `json:"left_timed,omitempty"`
+	// known time out of LeftTasks (zero: none left, or no prediction yet);
+	// LeftChanged of them ran before under another identity (this build's
+	// code or parameters changed since).
+	Left        time.Duration `json:"left,omitempty"`
+	LeftTasks   int           `json:"left_tasks,omitempty"`
+	LeftTimed   int           `json:"left_timed,omitempty"`
+	LeftChanged int           `json:"left_changed,omitempty"`
 }
 
 // LeftText is the stage's task time left in words: "~2h05m" when every
 // task left has a known time, "≥ ~2h05m" when some have none, "?" when
-// none has, "" when nothing is left or nothing is predicted yet.
+// none has, "" when nothing is left or nothing is predicted yet; tasks
+// that ran before under another identity are counted (", 1 changed since
+// it ran": a plot whose code this build changed).
 func (c StageCounts) LeftText() string {
+	var t string
 	switch {
 	case c.LeftTasks == 0:
 		return ""
 	case c.LeftTimed == 0:
-		return "?"
+		t = "?"
 	case c.LeftTimed < c.LeftTasks:
-		return "≥ ~" + shortDur(c.Left)
+		t = "≥ ~" + shortDur(c.Left)
+	default:
+		t = "~" + shortDur(c.Left)
 	}
-	return "~" + shortDur(c.Left)
+	switch {
+	case c.LeftChanged == 1:
+		t += ", 1 changed since it ran"
+	case c.LeftChanged > 1:
+		t += fmt.Sprintf(", %d changed since they ran", c.LeftChanged)
+	}
+	return t
 }
 
 // shortDur is d to the minute ("2h05m", "7m"), to the second under a
@@ -203,7 +217,8 @@ func (s *Server) computeOverview() (*Overview, error) {
 		ov.Remaining, ov.Workers, ov.Predicted = e.Remaining, e.Workers, e.at
 		for _, sl := range e.Stages {
 			if i, ok := index[sl.Stage]; ok {
-				ov.Stages[i].Left, ov.Stages[i].LeftTasks, ov.Stages[i].LeftTimed = sl.TaskTime, sl.Tasks, sl.Timed
+				st := &ov.Stages[i]
+				st.Left, st.LeftTasks, st.LeftTimed, st.LeftChanged = sl.TaskTime, sl.Tasks, sl.Timed, sl.Changed
 			}
 		}
 	}

@@ -254,18 +254,22 @@ func TestPanelTitle(t *testing.T) {
 }
 
 // A stage's time left says how much of it is known: every task left
-// timed, some, none; nothing left or nothing predicted shows nothing.
+// timed, some, none; nothing left or nothing predicted shows nothing;
+// done tasks the build would compute anew are counted.
 func TestStageTimeLeft(t *testing.T) {
 	for _, c := range []struct {
 		c    StageCounts
 		want string
 	}{
-		{StageCounts{Left: 10*time.Hour + 33*time.Minute + 2*time.Second, LeftTasks: 6464, LeftTimed: 6464}, "~10h33m"},
-		{StageCounts{Left: 42*time.Minute + 53*time.Second, LeftTasks: 600, LeftTimed: 599}, "≥ ~43m"},
-		{StageCounts{Left: 59*time.Minute + 40*time.Second, LeftTasks: 1, LeftTimed: 1}, "~1h00m"},
-		{StageCounts{Left: 1400 * time.Millisecond, LeftTasks: 1, LeftTimed: 1}, "~1s"},
-		{StageCounts{LeftTasks: 600}, "?"},
+		{StageCounts{Tasks: 10860, Done: 4396, Pending: 6464, Left: 10*time.Hour + 33*time.Minute + 2*time.Second, LeftTasks: 6464, LeftTimed: 6464}, "~10h33m"},
+		{StageCounts{Tasks: 600, Pending: 600, Left: 42*time.Minute + 53*time.Second, LeftTasks: 600, LeftTimed: 599}, "≥ ~43m"},
+		{StageCounts{Tasks: 1, Running: 1, Left: 59*time.Minute + 40*time.Second, LeftTasks: 1, LeftTimed: 1}, "~1h00m"},
+		{StageCounts{Tasks: 2, Done: 1, Failed: 1, Left: 1400 * time.Millisecond, LeftTasks: 1, LeftTimed: 1}, "~1s"},
+		{StageCounts{Tasks: 600, Pending: 600, LeftTasks: 600}, "?"},
 		{StageCounts{Tasks: 5, Done: 5}, ""},
+		// A plot recorded by an earlier build whose plot code changed.
+		{StageCounts{Tasks: 1, Done: 1, Left: 300 * time.Millisecond, LeftTasks: 1, LeftTimed: 1, LeftChanged: 1}, "~0s, 1 changed since it ran"},
+		{StageCounts{Tasks: 10, Done: 6, Running: 1, Pending: 2, Failed: 1, Left: time.Hour, LeftTasks: 7, LeftTimed: 7, LeftChanged: 3}, "~1h00m, 3 changed since they ran"},
 	} {
 		if got := c.c.LeftText(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.c, got, c.want)

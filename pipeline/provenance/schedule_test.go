@@ -1,0 +1,67 @@
+package provenance_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"zorepro/pipeline/provenance"
+)
+
+// The schedule gives each stage's tasks that would run, and counts those
+// whose identity changed since their latest recorded run (a code edit),
+// not those that never finished (an interrupted run resumes them under
+// the same identity): serve's overview says "1 changed since it ran" of
+// a plot whose code a new build changed.
+func TestScheduleStagesCountChangedTasks(t *testing.T) {
+	h := newDrift(t)
+	stages := func() []provenance.StageLeft {
+		t.Helper()
+		e := h.engine(time.Hour)
+		defer e.Events.Close()
+		rec := provenance.New(e)
+		xs, err := rec.Explain()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := rec.Schedule(xs, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Stages
+	}
+	if got := stages(); len(got) != 2 || got[0].Stage != "a" || got[0].Tasks != 1 || got[1].Stage != "w" || got[1].Tasks != 3 || got[0].Changed+got[1].Changed != 0 {
+		t.Errorf("a fresh store: stages %+v, want a (1 task) and w (3), none changed", got)
+	}
+	h.interruptedThenResumed().Events.Close()
+	if got := stages(); len(got) != 0 {
+		t.Errorf("after a complete run: stages %+v, want none", got)
+	}
+	h.code.Bump("strings") // the drift kind's code
+	if got := stages(); len(got) != 1 || got[0].Stage != "w" || got[0].Tasks != 3 || got[0].Changed != 3 {
+		t.Errorf("after an edit of w's code: stages %+v, want w's 3 tasks, all changed", got)
+	}
+
+	// Tasks an interrupted run left unfinished would run under the same
+	// identity: not changed.
+	h2 := newDrift(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	h2.kind.stopAt, h2.kind.cancel = 9, cancel
+	if _, err := h2.run(ctx, 0); err == nil {
+		t.Fatal("the interrupted run did not stop")
+	}
+	e := h2.engine(time.Hour)
+	defer e.Events.Close()
+	rec := provenance.New(e)
+	xs, err := rec.Explain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := rec.Schedule(xs, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Stages) != 1 || s.Stages[0].Stage != "w" || s.Stages[0].Tasks != 3 || s.Stages[0].Changed != 0 {
+		t.Errorf("after an interrupted run: stages %+v, want w's 3 tasks, none changed", s.Stages)
+	}
+}
