@@ -77,9 +77,9 @@ func (c *serveCmd) run(inv *invocation) (int, error) {
 	return c.readingAs(inv, serving, func(eng *pipeline.Engine) (int, error) {
 		logger := log.New(inv.stderr, "serve: ", 0)
 		srv := web.New(eng, web.Options{Token: c.token, Profile: c.profile, AllowReexecute: c.reexecute, ErrorLog: logger,
-			Predict: func() (web.Prediction, error) {
+			Predict: func(xs []provenance.Explained) (web.Prediction, error) {
 				workers := latestJobs(eng.Events)
-				sched, err := predictRemaining(eng, workers)
+				sched, err := predictRemaining(eng, xs, workers)
 				if err != nil {
 					return web.Prediction{}, err
 				}
@@ -145,15 +145,10 @@ func latestJobs(l *events.Log) int {
 	return 2
 }
 
-// predictRemaining is the dry run's schedule of what would run now, on
-// workers workers (its one wall).
-func predictRemaining(eng *pipeline.Engine, workers int) (*provenance.Schedule, error) {
-	rec := provenance.New(eng)
-	xs, err := rec.Explain()
-	if err != nil {
-		return nil, err
-	}
-	sched, err := rec.Schedule(xs, workers)
+// predictRemaining is the schedule, on workers workers (its one wall), of
+// what the dry run xs would run.
+func predictRemaining(eng *pipeline.Engine, xs []provenance.Explained, workers int) (*provenance.Schedule, error) {
+	sched, err := provenance.New(eng).Schedule(xs, workers)
 	if err != nil {
 		return nil, err
 	}

@@ -642,3 +642,60 @@ func httpGet(t *testing.T, url string) (int, string) {
 	}
 	return resp.StatusCode, string(b)
 }
+
+// The overview's prediction and the claims page share one dry run when
+// they ask within 15 s of each other (each is ~2 s of CPU on the paper
+// store): the claims page is computed at the prediction's time. The
+// overview gives each stage's task time left from it. Not parallel: the
+// sharing window is a clock.
+func TestServeSharesOneDryRun(t *testing.T) {
+	bin, root, _, common := smokeStore(t)
+	// The quick profile on a smoke store: most of its tasks are left,
+	// timed by its reference runs.
+	args := append([]string{"serve", "--addr", "127.0.0.1:0"}, withoutFigures(common)...)
+	for i := range args {
+		if i > 0 && args[i-1] == "--profile" {
+			args[i] = "quick"
+		}
+	}
+	base, _ := startServing(t, bin, root, args...)
+	var ov struct {
+		Remaining time.Duration `json:"remaining"`
+		Predicted time.Time     `json:"predicted"`
+		Stages    []struct {
+			Stage     string        `json:"stage"`
+			Left      time.Duration `json:"left"`
+			LeftTasks int           `json:"left_tasks"`
+			LeftTimed int           `json:"left_timed"`
+		} `json:"stages"`
+	}
+	for deadline := time.Now().Add(60 * time.Second); ov.Predicted.IsZero(); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the overview made no prediction in 60 s")
+		}
+		code, body := httpGet(t, base+"/overview.json")
+		if code != http.StatusOK || json.Unmarshal([]byte(body), &ov) != nil {
+			t.Fatalf("/overview.json: %d\n%.500s", code, body)
+		}
+	}
+	// A second later, so that a dry run of its own would show another
+	// time.
+	time.Sleep(1100 * time.Millisecond)
+	code, page := httpGet(t, base+"/claims")
+	if code != http.StatusOK {
+		t.Fatalf("/claims: %d\n%.500s", code, page)
+	}
+	at := regexp.MustCompile(`Computed at (\d\d:\d\d:\d\d)`).FindStringSubmatch(page)
+	if at == nil || at[1] != ov.Predicted.Local().Format("15:04:05") {
+		t.Errorf("the claims page was computed at %q, the prediction's dry run at %s: not shared", at, ov.Predicted.Local().Format("15:04:05"))
+	}
+	timed := 0
+	for _, st := range ov.Stages {
+		if st.LeftTasks > 0 && st.LeftTimed == st.LeftTasks && st.Left > 0 {
+			timed++
+		}
+	}
+	if ov.Remaining <= 0 || timed == 0 {
+		t.Errorf("the overview of quick on a smoke store: remaining %v, %d stages with a time left: %+v", ov.Remaining, timed, ov.Stages)
+	}
+}

@@ -72,6 +72,21 @@ type memoFigure struct {
 // the running run's own log). profile is the profile shown. memo, if not
 // nil, keeps the figures plotted here for the next Compute on eng.
 func Compute(ctx context.Context, eng *pipeline.Engine, reportTask, profile string, memo *Memo) (*Doc, error) {
+	if eng.Plan.Task(reportTask) == nil {
+		return nil, fmt.Errorf("%w: %s has no %q stage", ErrNoReport, eng.Plan.File, reportTask)
+	}
+	xs, err := provenance.New(eng).Explain()
+	if err != nil {
+		return nil, err
+	}
+	return ComputeExplained(ctx, eng, xs, reportTask, profile, memo)
+}
+
+// ComputeExplained is Compute from xs, a dry run of eng's plan on what
+// its store records now (provenance.Record.Explain), which the caller
+// may share with other readers of the same state (serve's prediction of
+// the remaining time).
+func ComputeExplained(ctx context.Context, eng *pipeline.Engine, xs []provenance.Explained, reportTask, profile string, memo *Memo) (*Doc, error) {
 	if memo != nil {
 		memo.mu.Lock()
 		defer memo.mu.Unlock()
@@ -81,10 +96,6 @@ func Compute(ctx context.Context, eng *pipeline.Engine, reportTask, profile stri
 		return nil, fmt.Errorf("%w: %s has no %q stage", ErrNoReport, eng.Plan.File, reportTask)
 	}
 	rec := provenance.New(eng)
-	xs, err := rec.Explain()
-	if err != nil {
-		return nil, err
-	}
 	cached := map[string]string{}
 	for _, x := range xs {
 		if x.Do == provenance.WouldCache {

@@ -89,16 +89,21 @@ func (s *Server) interim(ctx context.Context) (*interim.Doc, time.Time, error) {
 	return s.computeClaims(ctx)
 }
 
-// computeClaims computes the interim report and keeps it.
+// computeClaims computes the interim report from the shared dry run and
+// keeps it (its time is the dry run's).
 func (s *Server) computeClaims(ctx context.Context) (*interim.Doc, time.Time, error) {
-	doc, err := interim.Compute(ctx, s.eng, ReportTask, s.opt.Profile, &s.claimsMemo)
+	xs, at, err := s.explain()
+	var doc *interim.Doc
+	if err == nil {
+		doc, err = interim.ComputeExplained(ctx, s.eng, xs, ReportTask, s.opt.Profile, &s.claimsMemo)
+	}
 	s.claimsMu.Lock()
 	defer s.claimsMu.Unlock()
 	s.claimsBusy = false
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	s.claims, s.claimsAt = doc, time.Now()
+	s.claims, s.claimsAt = doc, at
 	return doc, s.claimsAt, nil
 }
 

@@ -292,12 +292,15 @@ func (s *Server) estimate() *estimate {
 	return s.est
 }
 
-// predict asks Options.Predict for the remaining wall time.
+// predict asks Options.Predict for the remaining wall time, from the
+// shared dry run (its time is the prediction's).
 func (s *Server) predict() {
 	var e *estimate
 	if s.opt.Predict != nil {
-		if p, err := s.opt.Predict(); err == nil {
-			e = &estimate{Prediction: p, at: time.Now()}
+		if xs, at, err := s.explain(); err == nil {
+			if p, err := s.opt.Predict(xs); err == nil {
+				e = &estimate{Prediction: p, at: at}
+			}
 		}
 	}
 	s.estMu.Lock()
