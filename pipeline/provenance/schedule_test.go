@@ -15,30 +15,15 @@ import (
 // a plot whose code a new build changed.
 func TestScheduleStagesCountChangedTasks(t *testing.T) {
 	h := newDrift(t)
-	stages := func() []provenance.StageLeft {
-		t.Helper()
-		e := h.engine(time.Hour)
-		defer e.Events.Close()
-		rec := provenance.New(e)
-		xs, err := rec.Explain()
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := rec.Schedule(xs, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.Stages
-	}
-	if got := stages(); len(got) != 2 || got[0].Stage != "a" || got[0].Tasks != 1 || got[1].Stage != "w" || got[1].Tasks != 3 || got[0].Changed+got[1].Changed != 0 {
+	if got := stagesLeft(t, h); len(got) != 2 || got[0].Stage != "a" || got[0].Tasks != 1 || got[1].Stage != "w" || got[1].Tasks != 3 || got[0].Changed+got[1].Changed != 0 {
 		t.Errorf("a fresh store: stages %+v, want a (1 task) and w (3), none changed", got)
 	}
 	h.interruptedThenResumed().Events.Close()
-	if got := stages(); len(got) != 0 {
+	if got := stagesLeft(t, h); len(got) != 0 {
 		t.Errorf("after a complete run: stages %+v, want none", got)
 	}
 	h.code.Bump("strings") // the drift kind's code
-	if got := stages(); len(got) != 1 || got[0].Stage != "w" || got[0].Tasks != 3 || got[0].Changed != 3 {
+	if got := stagesLeft(t, h); len(got) != 1 || got[0].Stage != "w" || got[0].Tasks != 3 || got[0].Changed != 3 {
 		t.Errorf("after an edit of w's code: stages %+v, want w's 3 tasks, all changed", got)
 	}
 
@@ -50,7 +35,16 @@ func TestScheduleStagesCountChangedTasks(t *testing.T) {
 	if _, err := h2.run(ctx, 0); err == nil {
 		t.Fatal("the interrupted run did not stop")
 	}
-	e := h2.engine(time.Hour)
+	s := stagesLeft(t, h2)
+	if len(s) != 1 || s[0].Stage != "w" || s[0].Tasks != 3 || s[0].Changed != 0 {
+		t.Errorf("after an interrupted run: stages %+v, want w's 3 tasks, none changed", s)
+	}
+}
+
+// stagesLeft is the schedule's stages of a dry run on h's store.
+func stagesLeft(t *testing.T, h *driftHarness) []provenance.StageLeft {
+	t.Helper()
+	e := h.engine(time.Hour)
 	defer e.Events.Close()
 	rec := provenance.New(e)
 	xs, err := rec.Explain()
@@ -61,7 +55,5 @@ func TestScheduleStagesCountChangedTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Stages) != 1 || s.Stages[0].Stage != "w" || s.Stages[0].Tasks != 3 || s.Stages[0].Changed != 0 {
-		t.Errorf("after an interrupted run: stages %+v, want w's 3 tasks, none changed", s.Stages)
-	}
+	return s.Stages
 }
