@@ -699,3 +699,27 @@ func TestServeSharesOneDryRun(t *testing.T) {
 		t.Errorf("the overview of quick on a smoke store: remaining %v, %d stages with a time left: %+v", ov.Remaining, timed, ov.Stages)
 	}
 }
+
+// A task's page shows its short text outputs whole (a tuning selection's
+// chosen.json and table.csv, a trial's score), each the bytes `pipeline
+// show` prints.
+func TestServeShowsShortOutputs(t *testing.T) {
+	t.Parallel() // waits on HTTP only
+	bin, root, _, common := smokeStore(t)
+	st := withoutFigures(common)
+	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0"}, st...)...)
+	const task = "tune/linreg/d=10/method=ars"
+	code, page := httpGet(t, base+"/task/"+task)
+	if code != http.StatusOK {
+		t.Fatalf("/task/%s: %d\n%.500s", task, code, page)
+	}
+	for _, file := range []string{"chosen.json", "table.csv"} {
+		want, code := cliStdout(t, bin, root, append([]string{"show", task, file}, st...)...)
+		if code != 0 || want == "" {
+			t.Fatalf("show %s %s: exit %d", task, file, code)
+		}
+		if !strings.Contains(page, "<pre>"+html.EscapeString(want)+"</pre>") {
+			t.Errorf("the page of %s does not show %s whole:\n%s\nin\n%.3000s", task, file, want, page)
+		}
+	}
+}

@@ -16,8 +16,9 @@
 //	                    0.5 s, so an event shows within 1.5 s); on a store at
 //	                    rest a latest run that recorded only its start was
 //	                    killed (events.Log.AtRest), not in progress
-//	/task/PATH          one task: parameters, identity transcript, inputs and
-//	                    outputs with content IDs, attempts and resumes, RNG
+//	/task/PATH          one task: parameters, identity transcript, outputs
+//	                    (short text ones shown whole) and inputs with
+//	                    content IDs, attempts and resumes, RNG
 //	                    streams, and its iteration events drawn as a learning
 //	                    curve (up to 10^5 points, else downsampled, labelled)
 //	/figures            every figure a plot task recorded

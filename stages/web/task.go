@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"fmt"
 	"html/template"
 	"maps"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"zorepro/pipeline"
 	"zorepro/pipeline/events"
@@ -37,7 +39,7 @@ type taskView struct {
 	PreviousRun uint64
 	Inputs      []provenance.InputRef
 	Planned     []plannedInput
-	Outputs     []pipeline.OutputEntry
+	Outputs     []outputRow
 	Segments    []provenance.Segment
 	Streams     *provenance.Streams
 	Events      []eventRow
@@ -45,6 +47,32 @@ type taskView struct {
 	Charts      []template.HTML
 	Iterations  int
 	Downsampled bool
+}
+
+// outputRow is one file of the task's recorded output, with its text
+// when it is short (a tuning trial's score, a selection's choice).
+type outputRow struct {
+	pipeline.OutputEntry
+	Text string
+}
+
+// previewMax bounds the size of an output file shown whole on its task's
+// page; `pipeline show TASK FILE` prints any.
+const previewMax = 8192
+
+// outputRows reads the text of es's short text files from the store.
+func (s *Server) outputRows(es []pipeline.OutputEntry) []outputRow {
+	rows := make([]outputRow, len(es))
+	for i, en := range es {
+		rows[i].OutputEntry = en
+		if en.Size > previewMax {
+			continue
+		}
+		if b, err := s.eng.Store.Get(en.ID); err == nil && utf8.Valid(b) && !bytes.ContainsRune(b, 0) {
+			rows[i].Text = string(b)
+		}
+	}
+	return rows
 }
 
 // plannedInput is one input of the plan, with the output of it the
@@ -100,9 +128,11 @@ func (s *Server) taskPage(r *http.Request) (*view, error) {
 			return nil, err
 		}
 		v.Inputs, v.Segments, v.Streams = p.Inputs(), p.Segments, p.Streams
-		if v.Outputs, err = s.eng.Manifest(v.State.Output); err != nil {
+		es, err := s.eng.Manifest(v.State.Output)
+		if err != nil {
 			return nil, err
 		}
+		v.Outputs = s.outputRows(es)
 		if its, err = p.Iterations(log); err != nil {
 			return nil, err
 		}

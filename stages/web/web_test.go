@@ -46,7 +46,7 @@ func TestTemplatesRenderEveryPart(t *testing.T) {
 		"task.html": &taskView{Path: "train/x/seed=1", Stage: "train/x", Kind: "train", Seed: "1", Params: []string{"alpha 0.1"},
 			State: &events.StateRecord{State: "done", Run: 2, Output: "xxh64-b", Action: "xxh64-a", Error: "e"}, Running: true,
 			Transcript: []string{"kind train"}, Why: []string{"- param alpha 0.2", "+ param alpha 0.1"}, PreviousRun: 1,
-			Planned: []plannedInput{{"data", "generate/x", "xxh64-d"}}, Outputs: []pipeline.OutputEntry{{Name: "trajectory", Size: 10}},
+			Planned: []plannedInput{{"data", "generate/x", "xxh64-d"}}, Outputs: []outputRow{{OutputEntry: pipeline.OutputEntry{Name: "trajectory", Size: 10}}, {OutputEntry: pipeline.OutputEntry{Name: "score.json", Size: 14}, Text: `{"score": <1>}`}},
 			Segments: []provenance.Segment{{Run: 1}, {Run: 2, Resumed: true, ResumedAt: 40}}, Streams: &provenance.Streams{Derivation: "pcg", Families: []stream.Family{{Name: "batch", Arity: 1}}},
 			Events: []eventRow{{Seq: 1, Type: "state", State: "done", Detail: "output x"}}, EventsCut: 3,
 			Charts: []template.HTML{chart{Title: "loss", Series: []series{{Name: "loss", Points: []point{{X: 1, Y: 2}, {X: 2, Y: 1}}}}}.svg()}, Iterations: 2, Downsampled: true},
@@ -75,6 +75,12 @@ func TestTemplatesRenderEveryPart(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		} else if !strings.Contains(b.String(), "</html>") {
 			t.Errorf("%s: no complete page", name)
+		} else if name == "task.html" {
+			// A short text output is shown whole, escaped; a binary one
+			// (or a long one) by its content ID only.
+			if page := b.String(); !strings.Contains(page, `<tr class="preview"><td colspan="3"><pre>{&#34;score&#34;: &lt;1&gt;}</pre></td></tr>`) || strings.Count(page, `class="preview"`) != 1 {
+				t.Errorf("the task page's outputs:\n%s", page)
+			}
 		} else if name == "overview.html" {
 			// A task that has reported shows its share of the budget; one
 			// that has not (a tuning trial) shows dashes and its budget
