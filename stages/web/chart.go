@@ -94,11 +94,11 @@ func (c chart) svg() template.HTML {
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%g" height="%g" fill="none" stroke="#888"/>`, padL, padT, pw, ph)
 	for _, t := range ticks(x0, x1, c.LogX) {
 		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%g" y2="%g" stroke="#888"/><text x="%.1f" y="%g" font-size="11" text-anchor="middle">%s</text>`,
-			px(t.at), px(t.at), padT+ph, padT+ph+4, px(t.at), padT+ph+16, t.label)
+			px(t.at), px(t.at), padT+ph, padT+ph+4, px(t.at), padT+ph+16, t.svg())
 	}
 	for _, t := range ticks(y0, y1, c.LogY) {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#888"/><text x="%d" y="%.1f" font-size="11" text-anchor="end">%s</text>`,
-			padL-4, padL, py(t.at), py(t.at), padL-6, py(t.at)+4, t.label)
+			padL-4, padL, py(t.at), py(t.at), padL-6, py(t.at)+4, t.svg())
 	}
 	fmt.Fprintf(&b, `<text x="%g" y="%d" font-size="12" text-anchor="middle">%s</text>`, padL+pw/2, chartH-6, template.HTMLEscapeString(c.XLabel))
 	fmt.Fprintf(&b, `<text x="14" y="%g" font-size="12" text-anchor="middle" transform="rotate(-90 14 %g)">%s</text>`, padT+ph/2, padT+ph/2, template.HTMLEscapeString(c.YLabel))
@@ -155,6 +155,17 @@ func (c chart) svg() template.HTML {
 type tick struct {
 	at    float64 // in axis units (log10 on a log axis)
 	label string
+	sup   string // an exponent raised after label (a decade: "10", "-3")
+}
+
+// svg is the tick's label as SVG text content: the exponent raised and
+// smaller, as the figures write 10⁻³ (a tspan, not Unicode superscripts,
+// which some fonts lack).
+func (t tick) svg() string {
+	if t.sup == "" {
+		return t.label
+	}
+	return t.label + `<tspan dy="-5" font-size="8">` + strings.Replace(t.sup, "-", "−", 1) + `</tspan>`
 }
 
 // ticks are about five round values between lo and hi (decades on a log
@@ -168,7 +179,7 @@ func ticks(lo, hi float64, log bool) []tick {
 			for _, m := range []float64{1, 2, 5} {
 				v := m * math.Pow(10, e)
 				if at := math.Log10(v); at >= lo-1e-9 && at <= hi+1e-9 {
-					out = append(out, tick{at, tickLabel(v, v)})
+					out = append(out, tick{at: at, label: tickLabel(v, v)})
 				}
 			}
 		}
@@ -177,7 +188,7 @@ func ticks(lo, hi float64, log bool) []tick {
 	if log {
 		step := math.Max(1, math.Ceil((hi-lo)/6))
 		for e := math.Ceil(lo); e <= hi; e += step {
-			out = append(out, tick{e, "1e" + task.FormatFloat(e)})
+			out = append(out, tick{at: e, label: "10", sup: task.FormatFloat(e)})
 		}
 		return out
 	}
@@ -191,7 +202,7 @@ func ticks(lo, hi float64, log bool) []tick {
 	}
 	for i := math.Ceil(lo / step); i*step <= hi+step*1e-9; i++ {
 		v := i*step + 0 // no -0
-		out = append(out, tick{v, tickLabel(v, step)})
+		out = append(out, tick{at: v, label: tickLabel(v, step)})
 	}
 	return out
 }

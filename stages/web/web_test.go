@@ -124,12 +124,13 @@ func TestTicks(t *testing.T) {
 			t.Errorf("linear ticks over [%v, %v]: %v, want %s", c.lo, c.hi, got, c.want)
 		}
 	}
+	// Decades as the figures write them, 10 with a raised exponent.
 	got = nil
-	for _, tk := range ticks(0.5, 4.2, true) {
-		got = append(got, tk.label)
+	for _, tk := range ticks(-3.5, 4.2, true) {
+		got = append(got, tk.svg())
 	}
-	if strings.Join(got, " ") != "1e1 1e2 1e3 1e4" {
-		t.Errorf("log ticks %v", got)
+	if want := `10<tspan dy="-5" font-size="8">−3</tspan>`; len(got) != 4 || got[0] != want || !strings.HasSuffix(got[3], `>3</tspan>`) {
+		t.Errorf("log ticks %v, want 4 decades from %s", got, want)
 	}
 	// Under two decades (the horizons 1 to 8, the noise levels 0.01 to
 	// 0.5): 1, 2 and 5 of each decade, as numbers.
