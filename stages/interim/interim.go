@@ -72,8 +72,8 @@ type memoFigure struct {
 // the running run's own log). profile is the profile shown. memo, if not
 // nil, keeps the figures plotted here for the next Compute on eng.
 func Compute(ctx context.Context, eng *pipeline.Engine, reportTask, profile string, memo *Memo) (*Doc, error) {
-	if eng.Plan.Task(reportTask) == nil {
-		return nil, fmt.Errorf("%w: %s has no %q stage", ErrNoReport, eng.Plan.File, reportTask)
+	if _, err := reportOf(eng, reportTask); err != nil {
+		return nil, err // before a dry run that cannot serve
 	}
 	xs, err := provenance.New(eng).Explain()
 	if err != nil {
@@ -91,9 +91,9 @@ func ComputeExplained(ctx context.Context, eng *pipeline.Engine, xs []provenance
 		memo.mu.Lock()
 		defer memo.mu.Unlock()
 	}
-	rt := eng.Plan.Task(reportTask)
-	if rt == nil {
-		return nil, fmt.Errorf("%w: %s has no %q stage", ErrNoReport, eng.Plan.File, reportTask)
+	rt, err := reportOf(eng, reportTask)
+	if err != nil {
+		return nil, err
 	}
 	rec := provenance.New(eng)
 	cached := map[string]string{}
@@ -136,6 +136,16 @@ func ComputeExplained(ctx context.Context, eng *pipeline.Engine, xs []provenance
 		doc.Results = append(doc.Results, r)
 	}
 	return doc, nil
+}
+
+// reportOf is eng's plan's report task of that name, or an error
+// wrapping ErrNoReport.
+func reportOf(eng *pipeline.Engine, name string) (*dag.Task, error) {
+	rt := eng.Plan.Task(name)
+	if rt == nil {
+		return nil, fmt.Errorf("%w: %s has no %q stage", ErrNoReport, eng.Plan.File, name)
+	}
+	return rt, nil
 }
 
 // Made is how many of the figures could be made.
