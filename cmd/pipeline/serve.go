@@ -83,7 +83,7 @@ func (c *serveCmd) run(inv *invocation) (int, error) {
 				if err != nil {
 					return web.Prediction{}, err
 				}
-				return web.Prediction{Remaining: sched.Walls[0].Wall, Workers: workers, Stages: sched.Stages}, nil
+				return web.Prediction{Remaining: sched.Walls[0].Wall, Workers: workers, Stages: sched.Stages, Times: sched.Times}, nil
 			}})
 		ln, err := listen(c.addr)
 		if err != nil {

@@ -303,7 +303,12 @@ func TestServeFollowsARunningRun(t *testing.T) {
 	base, _ := startServing(t, bin, root, append([]string{"serve", "--addr", "127.0.0.1:0"}, withoutFigures(flags)...)...)
 	overview := func() (ov struct {
 		Tasks, Done int
-		InProgress  bool `json:"in_progress"`
+		InProgress  bool      `json:"in_progress"`
+		AsOf        time.Time `json:"as_of"`
+		Running     []struct {
+			Task string
+			For  time.Duration
+		}
 	}, err error) {
 		resp, err := http.Get(base + "/overview.json")
 		if err != nil {
@@ -327,6 +332,16 @@ func TestServeFollowsARunningRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The run's snapshot is as of when it was written, and its
+		// running tasks have run for a time up to then.
+		if ov.InProgress && (ov.AsOf.IsZero() || time.Since(ov.AsOf) < 0 || time.Since(ov.AsOf) > time.Minute) {
+			t.Errorf("the overview of a running run's snapshot is as of %v", ov.AsOf)
+		}
+		for _, r := range ov.Running {
+			if r.For < 0 {
+				t.Errorf("%s has run for %v", r.Task, r.For)
+			}
+		}
 		if len(seen) == 0 || seen[len(seen)-1] != ov.Done {
 			seen = append(seen, ov.Done)
 		}
@@ -346,7 +361,7 @@ func TestServeFollowsARunningRun(t *testing.T) {
 	var last error
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		ov, err := overview()
-		if err == nil && !ov.InProgress && ov.Done == ov.Tasks && ov.Tasks > 0 {
+		if err == nil && !ov.InProgress && ov.Done == ov.Tasks && ov.Tasks > 0 && ov.AsOf.IsZero() {
 			break
 		}
 		last = fmt.Errorf("%+v, %v", ov, err)

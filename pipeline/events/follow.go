@@ -155,6 +155,19 @@ func (l *Log) following() following {
 	return l.follow
 }
 
+// AsOf returns when the state the log shows was written, for a log that
+// reads a running run's snapshot (OpenSnapshot, or Follow moved it on to
+// one): the snapshot's modification time, up to --snapshot-interval
+// behind the run. It returns the zero time for a log whose state is the
+// log's own (opened directly, or a private copy of a log at rest).
+func (l *Log) AsOf() time.Time {
+	f := l.following()
+	if l.snapshotOf == "" || f.source == nil || f.copy != "" {
+		return time.Time{}
+	}
+	return f.source.ModTime()
+}
+
 // openChecked opens a log file read-only, waiting up to timeout for its
 // lock, and checks it as Open does.
 func openChecked(path string, timeout time.Duration) (*bolt.DB, error) {

@@ -140,6 +140,26 @@ func TestFollow(t *testing.T) {
 	if s.AtRest() {
 		t.Fatal("a run's snapshot says its log is at rest")
 	}
+	// A snapshot's state is as of when it was written.
+	asOf := func(want time.Time) {
+		t.Helper()
+		if got := s.AsOf(); !got.Equal(want) {
+			t.Fatalf("AsOf = %v, want %v", got, want)
+		}
+	}
+	snapTime := func() time.Time {
+		t.Helper()
+		info, err := os.Stat(SnapshotPath(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.ModTime()
+	}
+	first := snapTime()
+	asOf(first)
+	if first.IsZero() {
+		t.Fatal("a snapshot's time is zero")
+	}
 
 	// Readers on another goroutine while the run snapshots and Follow swaps.
 	stop, failed := make(chan struct{}), make(chan error, 1)
@@ -167,6 +187,7 @@ func TestFollow(t *testing.T) {
 		}
 		follow(true)
 		lastIter(i)
+		asOf(snapTime())
 	}
 	close(stop)
 	wg.Wait()
@@ -201,7 +222,8 @@ func TestFollow(t *testing.T) {
 	if _, err := os.Stat(copy1); err != nil {
 		t.Fatalf("the private copy: %v", err)
 	}
-	follow(false) // the log did not change
+	asOf(time.Time{}) // a copy of the log at rest is its state now
+	follow(false)     // the log did not change
 
 	// A later run opens the log (Follow keeps no lock), and Follow reads it
 	// once that run has ended.
@@ -237,6 +259,9 @@ func TestFollow(t *testing.T) {
 	defer l3.Close()
 	if moved, err := l3.Follow(); moved || err != nil {
 		t.Fatalf("Follow on a log opened directly = %v, %v", moved, err)
+	}
+	if !l3.AsOf().IsZero() {
+		t.Fatalf("a log opened directly is as of %v, want now (zero)", l3.AsOf())
 	}
 }
 

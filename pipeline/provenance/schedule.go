@@ -34,6 +34,9 @@ type Schedule struct {
 	// Stages is each stage's share of TaskTime, in plan order (the stages
 	// with a task that would run).
 	Stages []StageLeft `json:"stages,omitempty"`
+	// Times is the predicted time of each task that would run and has a
+	// known time, by path (the browser view's running tasks).
+	Times map[string]time.Duration `json:"-"`
 }
 
 // StageLeft is a stage's tasks that would run and their summed time, one
@@ -77,7 +80,7 @@ func (r *Record) ScheduleWith(xs []Explained, o Overhead, workers ...int) (*Sche
 	}
 	tasks := r.eng.Plan.Tasks
 	dur := make([]float64, len(tasks))
-	s := &Schedule{Overhead: o}
+	s := &Schedule{Overhead: o, Times: map[string]time.Duration{}}
 	var total float64
 	stage := map[string]int{} // index in s.Stages
 	secs := []float64{}       // each stage's summed seconds
@@ -107,6 +110,7 @@ func (r *Record) ScheduleWith(xs []Explained, o Overhead, workers ...int) (*Sche
 		if x.source != "" {
 			s.Stages[k].Timed++
 			secs[k] += x.secs
+			s.Times[tasks[i].Path] = time.Duration(x.secs * float64(time.Second))
 		} else {
 			s.Unknown++
 			if x.samples > 0 {

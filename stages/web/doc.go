@@ -10,7 +10,11 @@
 //	                    and failed tasks and predicted task time left,
 //	                    elapsed time and the dry run's predicted remaining
 //	                    wall time (Options.Predict), the running tasks with
-//	                    their progress, every failure with its error; it
+//	                    their progress and how long each has run of its
+//	                    predicted time (a tuning trial reports no
+//	                    iteration), every failure with its error; on a
+//	                    running run's snapshot, durations run to the
+//	                    snapshot's time (events.Log.AsOf), which it says; it
 //	                    reloads itself every second while a run is in
 //	                    progress (one computation serves every client for
 //	                    0.5 s, so an event shows within 1.5 s); on a store at

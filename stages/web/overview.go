@@ -85,6 +85,12 @@ type Running struct {
 	Reported bool    `json:"reported"`
 	Budget   float64 `json:"budget,omitempty"` // the samples it will consume at most, when its runner says
 	Since    int64   `json:"since"`            // unix nanoseconds of its start
+	// For is how long it has run (since Since, at Overview.AsOf or when
+	// the overview was computed); Predicted is the dry run's time for the task (zero where
+	// it has none, or before the first prediction): a tuning trial, which
+	// reports no iteration, shows its progress by these two.
+	For       time.Duration `json:"for"`
+	Predicted time.Duration `json:"predicted,omitempty"`
 }
 
 // Percent is the share of its budget's samples consumed ("" without a
@@ -118,7 +124,10 @@ type Overview struct {
 	// Killed is whether the latest run ended without recording its end
 	// (the store is at rest, its last run only started).
 	Killed  bool          `json:"killed,omitempty"`
-	Elapsed time.Duration `json:"elapsed,omitempty"` // of the run in progress
+	Elapsed time.Duration `json:"elapsed,omitempty"` // of the run in progress, at AsOf
+	// AsOf is when the state shown was written, when it is a running
+	// run's snapshot (events.Log.AsOf; zero: now).
+	AsOf time.Time `json:"as_of,omitzero"`
 	// Remaining is the dry run's critical-path schedule of what is left
 	// at the time Predicted (Options.Predict; zero until computed).
 	Remaining time.Duration `json:"remaining,omitempty"`
@@ -177,9 +186,16 @@ func (s *Server) computeOverview() (*Overview, error) {
 		return nil, err
 	}
 	ov.Run, ov.InProgress, ov.Killed = run, inProgress, killed
+	// Durations run to the time of the state shown: a running run's
+	// snapshot is up to --snapshot-interval old, and a task it shows
+	// running may have finished since.
+	now := time.Now()
+	if at := log.AsOf(); !at.IsZero() {
+		ov.AsOf, now = at, at
+	}
 	if inProgress {
 		if start, ok, err := log.RunStart(run); err == nil && ok && start.Time > 0 {
-			ov.Elapsed = time.Since(time.Unix(0, start.Time))
+			ov.Elapsed = now.Sub(time.Unix(0, start.Time))
 		}
 	}
 	index := map[string]int{}
@@ -206,7 +222,7 @@ func (s *Server) computeOverview() (*Overview, error) {
 			}
 		case (st.State == events.StateStarted || st.State == events.StateResumed) && inProgress && st.Run == run:
 			sc.Running++
-			ov.Running = append(ov.Running, s.running(t, st))
+			ov.Running = append(ov.Running, s.running(t, st, now))
 		default:
 			sc.Pending++
 		}
@@ -221,13 +237,17 @@ func (s *Server) computeOverview() (*Overview, error) {
 				st.Left, st.LeftTasks, st.LeftTimed, st.LeftChanged = sl.TaskTime, sl.Tasks, sl.Timed, sl.Changed
 			}
 		}
+		for i := range ov.Running {
+			ov.Running[i].Predicted = e.Times[ov.Running[i].Task]
+		}
 	}
 	return ov, nil
 }
 
-// running reads how far a running task got: its latest iteration event.
-func (s *Server) running(t *dag.Task, st events.StateRecord) Running {
-	r := Running{Task: t.Path, Since: st.Time}
+// running reads how far a running task got by now: its latest iteration
+// event.
+func (s *Server) running(t *dag.Task, st events.StateRecord, now time.Time) Running {
+	r := Running{Task: t.Path, Since: st.Time, For: now.Sub(time.Unix(0, st.Time))}
 	if last, ok, err := s.eng.Events.LastIteration(t.Path, st.Run); err == nil && ok {
 		r.Iteration, r.Samples, r.Reported = last.Iteration, last.Samples, true
 	}

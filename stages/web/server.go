@@ -25,6 +25,10 @@ type Prediction struct {
 	Workers   int // the workers it schedules on (the latest run's --jobs)
 	// Stages is each stage's task time left (provenance.Schedule's).
 	Stages []provenance.StageLeft
+	// Times is the predicted time of each task left with a known time, by
+	// path (provenance.Schedule's): a running task's page row says how
+	// long it has run of it.
+	Times map[string]time.Duration
 }
 
 // Options configure a Server.

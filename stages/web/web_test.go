@@ -39,9 +39,9 @@ func TestTemplatesRenderEveryPart(t *testing.T) {
 			Tune: &audit.TuneInfo{TaskInfo: ti, Chosen: chosen}, Data: ti}}}
 	cl := report.ClaimResult{ID: "c1", Figure: "fig", Verdict: "holds", Explanation: "why", Findings: []report.Finding{{Label: "ars", Value: 1, Lo: nan, Hi: 2, AtLeast: true}}}
 	views := map[string]any{
-		"overview.html": &Overview{Tasks: 3, Done: 1, InProgress: true, Elapsed: time.Minute, Remaining: time.Hour, Workers: 4, Predicted: time.Now(), RunPredicted: 2 * time.Hour,
+		"overview.html": &Overview{Tasks: 3, Done: 1, InProgress: true, Elapsed: time.Minute, AsOf: time.Date(2026, 11, 29, 12, 34, 56, 0, time.UTC), Remaining: time.Hour, Workers: 4, Predicted: time.Now(), RunPredicted: 2 * time.Hour,
 			Stages:   []StageCounts{{Stage: "train/x", Tasks: 3, Done: 1, Running: 1, Failed: 1, Left: 2*time.Hour + 5*time.Minute + 31*time.Second, LeftTasks: 2, LeftTimed: 1}},
-			Running:  []Running{{Task: "train/x/seed=1", Iteration: 10, Samples: 1000, Budget: 1e5, Reported: true}, {Task: "train/x/seed=2"}, {Task: "tune/x/seed=3", Budget: 1e5}},
+			Running:  []Running{{Task: "train/x/seed=1", Iteration: 10, Samples: 1000, Budget: 1e5, Reported: true}, {Task: "train/x/seed=2", For: 90 * time.Second}, {Task: "tune/x/seed=3", Budget: 1e5, For: 72 * time.Second, Predicted: 150 * time.Second}},
 			Failures: []Failure{{Task: "train/x/seed=3", Run: 2, Error: "boom"}}},
 		"task.html": &taskView{Path: "train/x/seed=1", Stage: "train/x", Kind: "train", Seed: "1", Params: []string{"alpha 0.1"},
 			State: &events.StateRecord{State: "done", Run: 2, Output: "xxh64-b", Action: "xxh64-a", Error: "e"}, Running: true,
@@ -86,6 +86,9 @@ func TestTemplatesRenderEveryPart(t *testing.T) {
 			// that has not (a tuning trial) shows dashes and its budget
 			// alone, never a 0 that reads as no progress.
 			page := b.String()
+			if !strings.Contains(page, "in progress for 1m0s as of 12:34:56 (its latest snapshot") {
+				t.Errorf("the overview of a run's snapshot does not say when the snapshot was written:\n%s", page)
+			}
 			if !strings.Contains(page, "critical-path schedule on 4 workers predicts 1h0m0s") {
 				t.Errorf("the overview does not say on how many workers its remaining time is predicted:\n%s", page)
 			}
@@ -95,6 +98,11 @@ func TestTemplatesRenderEveryPart(t *testing.T) {
 			if !strings.Contains(page, `<td class="num">1000</td><td class="num">100000 (1%)</td>`) || strings.Count(page, "<td class=\"num\">–</td>") != 2 ||
 				!strings.Contains(page, `<td class="num">–</td><td class="num">100000</td>`) {
 				t.Errorf("overview's running rows:\n%s", page)
+			}
+			// How long each has run, of its predicted time where the dry
+			// run has one.
+			if !strings.Contains(page, `<td class="num">100000</td><td class="num">1m12s of ~2m30s</td>`) || !strings.Contains(page, `<td class="num"></td><td class="num">1m30s</td>`) {
+				t.Errorf("overview's running rows do not say how long each has run:\n%s", page)
 			}
 		}
 	}
