@@ -36,7 +36,11 @@ type Options struct {
 	Log              io.Writer // progress and log lines (nil = discard)
 	Terminal         bool      // draw a progress bar instead of log lines
 	Args             []string  // recorded with the run
-	Profile          string    // recorded with the run
+	// Predicted is each task's predicted time, by path (the dry run's,
+	// provenance.Schedule.Times): the progress's time left weighs the
+	// tasks by it. Display only.
+	Predicted map[string]time.Duration
+	Profile   string // recorded with the run
 	// MaxAttempts bounds the attempts of a task, in a row, that a
 	// Dispatcher runs and that end killed without a new checkpoint (0: 4).
 	MaxAttempts int
@@ -138,6 +142,11 @@ func (e *Engine) Run(ctx context.Context) (*Result, error) {
 		abandoned: make(chan struct{}),
 		prog:      newProgress(e.Opt.Log, e.Opt.Terminal, len(e.Plan.Tasks)),
 	}
+	paths := make([]string, len(e.Plan.Tasks))
+	for i, t := range e.Plan.Tasks {
+		paths[i] = t.Path
+	}
+	r.prog.weigh(paths, e.Opt.Predicted)
 	w := e.Events.NewWriter(events.WriterOptions{OnError: r.writeFailed})
 	r.w, r.flush, r.checkpoints = w, w.Flush, e.Events
 	stopSnapshots := e.snapshots()

@@ -24,13 +24,75 @@ type progress struct {
 	// cachedRun counts cached tasks not yet reported: in a pipe they are
 	// summed into one line, printed before the next line or at the end.
 	cachedRun int
+	// The time left is the work left at the pace of the work done: work
+	// is each task's weight (its predicted time, Options.Predicted; the
+	// mean of those where it has none), a cached task's leaves the total,
+	// and a running task counts by its samples against its budget. The
+	// count of tasks alone would say seconds are left when a resumed run
+	// has found most of its tasks cached, and a plot weighs nothing
+	// against a tuning trial.
+	weight        map[string]float64
+	totalW, doneW float64
+	executed      int       // tasks that ended having executed (done, failed, interrupted)
+	lastLine      time.Time // of the latest time-left line (in a pipe)
+	lineEvery     time.Duration
 }
+
+// leftEvery is how often a run in a pipe prints how much is left.
+const leftEvery = 10 * time.Minute
 
 func newProgress(out io.Writer, term bool, total int) *progress {
 	if out == nil {
 		out = io.Discard
 	}
-	return &progress{out: out, term: term, total: total, counts: map[string]int{}, start: time.Now(), running: map[string][2]int64{}}
+	now := time.Now()
+	return &progress{out: out, term: term, total: total, counts: map[string]int{}, start: now, running: map[string][2]int64{},
+		weight: map[string]float64{}, lastLine: now, lineEvery: leftEvery}
+}
+
+// weigh sets each task's weight for the time left: its predicted time in
+// seconds, or the mean of the predicted ones where it has none (1 s each
+// when none has).
+func (p *progress) weigh(paths []string, predicted map[string]time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var sum float64
+	n := 0
+	for _, path := range paths {
+		if d, ok := predicted[path]; ok {
+			sum += d.Seconds()
+			n++
+		}
+	}
+	mean := 1.0
+	if n > 0 && sum > 0 {
+		mean = sum / float64(n)
+	}
+	p.totalW, p.doneW = 0, 0
+	for _, path := range paths {
+		w := mean
+		if d, ok := predicted[path]; ok {
+			w = d.Seconds()
+		}
+		p.weight[path] = w
+		p.totalW += w
+	}
+}
+
+// left is the time left at the pace of the work done so far, and whether
+// there is a pace yet (some work done).
+func (p *progress) left(now time.Time) (time.Duration, bool) {
+	done := p.doneW
+	for path, v := range p.running {
+		if v[1] > 0 {
+			done += p.weight[path] * min(float64(v[0])/float64(v[1]), 1)
+		}
+	}
+	if done <= 0 || p.totalW <= 0 {
+		return 0, false
+	}
+	pace := float64(now.Sub(p.start)) / done
+	return time.Duration(max(p.totalW-done, 0) * pace).Round(time.Second), true
 }
 
 func (p *progress) event(what, path string, err error) {
@@ -47,6 +109,13 @@ func (p *progress) event(what, path string, err error) {
 		delete(p.running, path)
 		p.finished++
 		p.counts[what]++
+		switch what {
+		case "cached", "skipped": // no work: out of the total
+			p.totalW -= p.weight[path]
+		default:
+			p.doneW += p.weight[path]
+			p.executed++
+		}
 		if what == "cached" {
 			p.cachedRun++
 			break
@@ -61,6 +130,17 @@ func (p *progress) event(what, path string, err error) {
 			line += ": " + err.Error()
 		}
 		fmt.Fprintf(p.out, "[%d/%d] %s\n", p.finished, p.total, line)
+		if now := time.Now(); !p.term && now.Sub(p.lastLine) >= p.lineEvery && p.finished < p.total {
+			p.lastLine = now
+			if d, ok := p.left(now); ok {
+				n, s := p.total-p.finished, "s"
+				if n == 1 {
+					s = ""
+				}
+				fmt.Fprintf(p.out, "[%d/%d] %d task%s left: about %s at this run's pace so far (%d executed in %s; each task weighed by its predicted time)\n",
+					p.finished, p.total, n, s, d, p.executed, now.Sub(p.start).Round(time.Second))
+			}
+		}
 	}
 	if p.term {
 		p.draw(true)
@@ -128,8 +208,8 @@ func (p *progress) draw(force bool) {
 	sort.Strings(names)
 	filled := int(frac * width)
 	eta := "?"
-	if el := time.Since(p.start); frac > 0.01 {
-		eta = (time.Duration(float64(el)/frac) - el).Round(time.Second).String()
+	if d, ok := p.left(time.Now()); ok {
+		eta = d.String()
 	}
 	cur := ""
 	if len(names) > 0 {

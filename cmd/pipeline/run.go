@@ -177,9 +177,12 @@ func (c *runCmd) run(inv *invocation) (int, error) {
 	if c.executor == "slurm" {
 		eng.Opt.Jobs = c.slurmAttempts()
 	}
-	predicted, err := c.printRunHeader(eng, stderr)
+	var predicted time.Duration
+	sched, err := c.printRunHeader(eng, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "note: no estimate: %v\n", err)
+	} else if sched != nil {
+		predicted, eng.Opt.Predicted = sched.Walls[len(sched.Walls)-1].Wall, sched.Times
 	}
 	if c.serve != "" {
 		stop, err := c.startServer(inv, eng, predicted)
@@ -319,13 +322,13 @@ func (c *runCmd) dryRunPlan(eng *pipeline.Engine, stdout io.Writer) (int, error)
 // wall time on 2 workers and on the run's, and that Ctrl-C stops it with
 // its progress saved and the same command resumes it.
 //
-// It returns the predicted wall time on the run's workers (zero when
-// nothing runs).
-func (c *runCmd) printRunHeader(eng *pipeline.Engine, w io.Writer) (time.Duration, error) {
+// It returns the schedule it predicted (nil when nothing runs): its last
+// wall is on the run's workers, its Times each task's time.
+func (c *runCmd) printRunHeader(eng *pipeline.Engine, w io.Writer) (*provenance.Schedule, error) {
 	rec := provenance.New(eng)
 	xs, err := rec.Explain()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	toRun := 0
 	for _, x := range xs {
@@ -339,7 +342,7 @@ func (c *runCmd) printRunHeader(eng *pipeline.Engine, w io.Writer) (time.Duratio
 	}
 	if toRun == 0 {
 		fmt.Fprintf(w, "%s: all %d tasks are recorded; nothing to run\n", profile, len(xs))
-		return 0, nil
+		return nil, nil
 	}
 	fmt.Fprintf(w, "%s: %d tasks, %d to run\n", profile, len(xs), toRun)
 	ex := c.executorOf()
@@ -349,7 +352,7 @@ func (c *runCmd) printRunHeader(eng *pipeline.Engine, w io.Writer) (time.Duratio
 	}
 	sched, err := rec.ScheduleWith(xs, ex.overhead, workers...)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	var walls []string
 	for _, ww := range sched.Walls {
@@ -370,7 +373,7 @@ func (c *runCmd) printRunHeader(eng *pipeline.Engine, w io.Writer) (time.Duratio
 		fmt.Fprintf(w, "  %s\n", unratedNote(sched))
 	}
 	fmt.Fprintln(w, "Ctrl-C stops the run with its progress saved; the same command resumes it.")
-	return sched.Walls[len(sched.Walls)-1].Wall, nil
+	return sched, nil
 }
 
 // startServer serves the browser view of the running run from this
