@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,7 +32,8 @@ type auditCmd struct {
 func (c *auditCmd) doc() commandDoc {
 	return commandDoc{name: "audit", args: "FIGURE", summary: "recompute every point of a figure from its events; --x: the chain behind one point",
 		detail: "FIGURE is a file under --figures (any of its PNG, SVG or CSV), the name of one the profile's plots recorded\n" +
-			"(a store just pulled or imported need not export them first), or an artifact ID."}
+			"(a store just pulled or imported need not export them first; a name without an extension is its SVG:\n" +
+			"fig3c-lqr), or an artifact ID."}
 }
 
 func (c *auditCmd) define(f *flagSet) {
@@ -74,11 +76,14 @@ func (c *auditCmd) audit(eng *pipeline.Engine, stdout io.Writer) (int, error) {
 	if content == nil && !strings.HasPrefix(ref, "xxh64-") {
 		// Not exported here (a store just pulled or imported): the file of
 		// that name the profile's figure tasks recorded.
-		if b, err := recordedFigure(eng, ref); err != nil {
+		b, figs, err := recordedFigure(eng, ref)
+		if err != nil {
 			return exitFailed, err
-		} else if b != nil {
-			content = b
 		}
+		if b == nil {
+			return exitInvalid, notAFigure(ref, c.figures, figs)
+		}
+		content = b
 	}
 	src, err := provenance.New(eng).FindFigure(ref, content)
 	if err != nil {
@@ -257,23 +262,58 @@ func (c *auditCmd) auditReport(eng *pipeline.Engine, ref string, src *provenance
 
 // recordedFigure returns the bytes of the file named name among the
 // figure files the plan's figure tasks recorded at the identities this
-// binary and dag.yaml give them (nil if none has that name).
-func recordedFigure(eng *pipeline.Engine, name string) ([]byte, error) {
+// binary and dag.yaml give them (nil if none has that name), and those
+// files. A name without an extension is the figure's SVG (then its PNG,
+// its CSV): "fig3c-lqr" is fig3c-lqr.svg.
+func recordedFigure(eng *pipeline.Engine, name string) ([]byte, *figures, error) {
 	xs, err := provenance.New(eng).Explain()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	figs, err := figureFiles(eng, xs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	id, ok := figs.Files[filepath.Base(name)]
-	if !ok {
-		return nil, nil
+	base := filepath.Base(name)
+	names := []string{base}
+	if filepath.Ext(base) == "" {
+		names = []string{base + ".svg", base + ".png", base + ".csv"}
 	}
-	sid, err := store.ParseID(id)
-	if err != nil {
-		return nil, err
+	for _, n := range names {
+		if id, ok := figs.Files[n]; ok {
+			sid, err := store.ParseID(id)
+			if err != nil {
+				return nil, nil, err
+			}
+			b, err := eng.Store.Get(sid)
+			return b, figs, err
+		}
 	}
-	return eng.Store.Get(sid)
+	return nil, figs, nil
+}
+
+// notAFigure says why ref names no figure: no such file here or under
+// the figures directory, no artifact ID, and none of the figures recorded
+// for this binary and dag.yaml (named, with the figure tasks that have no
+// output at their identity and why).
+func notAFigure(ref, dir string, figs *figures) error {
+	var recorded []string
+	for name := range figs.Files {
+		if filepath.Ext(name) == ".svg" || name == "report.html" {
+			recorded = append(recorded, name)
+		}
+	}
+	slices.Sort(recorded)
+	msg := fmt.Sprintf("%s: no such file (here or under --figures %s), not an artifact ID (xxh64-...), and no figure of that name recorded for this binary and dag.yaml", ref, dir)
+	if len(recorded) > 0 {
+		msg += "; recorded: " + strings.Join(recorded, ", ")
+	}
+	if n := len(figs.Missing); n > 0 {
+		shown := figs.Missing[:min(n, 4)]
+		msg += fmt.Sprintf("; %d figure task(s) not recorded at their identity (run them first): %s", n, strings.Join(shown, "; "))
+		if n > len(shown) {
+			msg += fmt.Sprintf("; and %d more", n-len(shown))
+		}
+	}
+	return errors.New(msg)
 }

@@ -127,6 +127,15 @@ func TestAuditReplayVerifyGCOnSmoke(t *testing.T) {
 		}
 	}
 
+	// A figure by its name alone is its recorded SVG; a name that is no
+	// figure is refused with the names that are.
+	if out, code := cli(t, bin, root, withFlags([]string{"audit", "fig3c-lqr"}, common...)...); code != 0 || !strings.Contains(out, "plotted points equal, bit for bit") {
+		t.Errorf("audit fig3c-lqr: exit %d\n%s", code, out)
+	}
+	if out, code := cli(t, bin, root, withFlags([]string{"audit", "fig9"}, common...)...); code != 2 || !strings.Contains(out, "fig9: no such file") || !strings.Contains(out, "recorded: fig1-mnist.svg, ") || !strings.Contains(out, "fig3c-lqr.svg") {
+		t.Errorf("audit of no figure: exit %d\n%s", code, out)
+	}
+
 	checkShow(t, bin, root, common)
 
 	point := checkAuditPoint(t, bin, root, common)
