@@ -39,7 +39,7 @@ var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#
 
 const (
 	chartW, chartH         = 640, 300
-	padL, padR, padT, padB = 64, 16, 24, 40
+	padL, padR, padT, padB = 72, 36, 24, 40 // room for a tick label half past the frame on the right, a long one ("-1.2×10⁶") on the left
 	legendRow              = 16
 )
 
@@ -179,7 +179,8 @@ func ticks(lo, hi float64, log bool) []tick {
 			for _, m := range []float64{1, 2, 5} {
 				v := m * math.Pow(10, e)
 				if at := math.Log10(v); at >= lo-1e-9 && at <= hi+1e-9 {
-					out = append(out, tick{at: at, label: tickLabel(v, v)})
+					label, sup := tickLabel(v, v)
+					out = append(out, tick{at: at, label: label, sup: sup})
 				}
 			}
 		}
@@ -202,7 +203,8 @@ func ticks(lo, hi float64, log bool) []tick {
 	}
 	for i := math.Ceil(lo / step); i*step <= hi+step*1e-9; i++ {
 		v := i*step + 0 // no -0
-		out = append(out, tick{at: v, label: tickLabel(v, step)})
+		label, sup := tickLabel(v, step)
+		out = append(out, tick{at: v, label: label, sup: sup})
 	}
 	return out
 }
@@ -210,11 +212,13 @@ func ticks(lo, hi float64, log bool) []tick {
 // tickLabel writes a linear axis's tick at v (ticks step apart) as plain
 // decimals, at most as many places as the step needs and no trailing
 // zeros ("15000", "0.25", "0.5"); far from 1 (from 10^6, or below 10^-4
-// but 0) as a short power of ten ("2e6", "5e-5"), never Go's "1.5e+04".
-func tickLabel(v, step float64) string {
+// but 0) as the figures write it, a power of ten with its exponent
+// raised: the label "2×10" and the exponent "6" (2×10⁶; 10⁶ for 1e6),
+// never Go's "1.5e+04".
+func tickLabel(v, step float64) (label, sup string) {
 	if a := math.Abs(v); a == 0 || (a < 1e6 && a >= 1e-4) {
 		places := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
-		return trimZeros(strconv.FormatFloat(v, 'f', places, 64))
+		return trimZeros(strconv.FormatFloat(v, 'f', places, 64)), ""
 	}
 	prec := max(0, int(math.Floor(math.Log10(math.Abs(v))+1e-9)-math.Floor(math.Log10(step)+1e-9)))
 	mant, exp, _ := strings.Cut(strconv.FormatFloat(v, 'e', prec, 64), "e")
@@ -223,7 +227,15 @@ func tickLabel(v, step float64) string {
 	if d, neg := strings.CutPrefix(digits, "-"); neg {
 		sign, digits = "-", d
 	}
-	return mant + "e" + sign + strings.TrimLeft(digits, "0")
+	switch mant {
+	case "1":
+		label = "10"
+	case "-1":
+		label = "-10"
+	default:
+		label = mant + "×10"
+	}
+	return label, sign + strings.TrimLeft(digits, "0")
 }
 
 // trimZeros drops the trailing zeros of a decimal fraction, and its

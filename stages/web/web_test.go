@@ -3,9 +3,12 @@ package web
 import (
 	"html/template"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"zorepro/pipeline"
 	"zorepro/pipeline/dag"
@@ -118,14 +121,20 @@ func TestTicks(t *testing.T) {
 	if strings.Join(got, " ") != "0 0.5 1" {
 		t.Errorf("linear ticks %v", got)
 	}
-	// Plain decimals as the step needs them, never "1.5e+04"; a short
-	// power of ten far from 1.
+	// Plain decimals as the step needs them, never "1.5e+04"; far from 1
+	// a power of ten with its exponent raised (written ^ here), as the
+	// figures write 2×10⁶.
 	for _, c := range []struct {
 		lo, hi float64
 		want   string
-	}{{0, 16000, "0 5000 10000 15000"}, {0, 0.7, "0 0.2 0.4 0.6"}, {0.1, 0.35, "0.1 0.15 0.2 0.25 0.3 0.35"}, {0, 3e6, "0 1e6 2e6 3e6"}, {-0.0012, 0.0001, "-0.001 -0.0005 0"}, {0, 0.00003, "0 1e-5 2e-5 3e-5"}, {1e6, 2e6, "1e6 1.2e6 1.4e6 1.6e6 1.8e6 2e6"}} {
+	}{{0, 16000, "0 5000 10000 15000"}, {0, 0.7, "0 0.2 0.4 0.6"}, {0.1, 0.35, "0.1 0.15 0.2 0.25 0.3 0.35"}, {0, 3e6, "0 10^6 2×10^6 3×10^6"}, {-0.0012, 0.0001, "-0.001 -0.0005 0"},
+		{0, 0.00003, "0 10^-5 2×10^-5 3×10^-5"}, {1e6, 2e6, "10^6 1.2×10^6 1.4×10^6 1.6×10^6 1.8×10^6 2×10^6"}, {-3e6, 0, "-3×10^6 -2×10^6 -10^6 0"}} {
 		got = nil
 		for _, tk := range ticks(c.lo, c.hi, false) {
+			if tk.sup != "" {
+				got = append(got, tk.label+"^"+tk.sup)
+				continue
+			}
 			got = append(got, tk.label)
 		}
 		if strings.Join(got, " ") != c.want {
@@ -288,6 +297,41 @@ func TestStageTimeLeft(t *testing.T) {
 	} {
 		if got := c.c.LeftText(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.c, got, c.want)
+		}
+	}
+}
+
+// A tick's label stays inside the chart: an x label is centred on its
+// tick, so the last one (100000 at the frame's right edge, as Fig. 1's
+// sample axis ends) needs half its width beyond the frame, and a y label
+// ends left of its tick and must clear the rotated axis title. Widths are
+// bounded by 0.64 em a character (DejaVu Sans's digits, 0.636 em, the
+// widest of the fonts a browser falls back to here; a raised exponent
+// counts as a full character).
+func TestChartTickLabelsInside(t *testing.T) {
+	label := regexp.MustCompile(`<text x="([0-9.]+)" y="[0-9.]+" font-size="11" text-anchor="(middle|end)">(.*?)</text>`)
+	tag := regexp.MustCompile(`<[^>]*>`)
+	for _, c := range []chart{
+		{XLabel: "Number of samples", YLabel: "Test accuracy", Series: []series{{Points: []point{{X: 0, Y: 0.1}, {X: 100000, Y: 0.9}}}}},
+		{XLabel: "samples", YLabel: "return", Series: []series{{Points: []point{{X: 0, Y: -3e6}, {X: 2e6, Y: 1e5}}}}},
+		{XLabel: "samples", YLabel: "loss", LogX: true, LogY: true, Series: []series{{Points: []point{{X: 1e-5, Y: 1e-6}, {X: 1e7, Y: 12}}}}},
+	} {
+		svg := string(c.svg())
+		ms := label.FindAllStringSubmatch(svg, -1)
+		if len(ms) < 4 {
+			t.Fatalf("%d tick labels in\n%s", len(ms), svg)
+		}
+		for _, m := range ms {
+			x, _ := strconv.ParseFloat(m[1], 64)
+			text := tag.ReplaceAllString(m[3], "")
+			w := 0.64 * 11 * float64(utf8.RuneCountInString(text))
+			lo, hi := x-w/2, x+w/2
+			if m[2] == "end" {
+				lo, hi = x-w, x
+			}
+			if lo < 20 || hi > chartW {
+				t.Errorf("tick label %q spans [%.0f, %.0f] px; the chart is %d px wide and its y title takes the first 20", text, lo, hi, chartW)
+			}
 		}
 	}
 }
