@@ -86,9 +86,10 @@ type Running struct {
 	Budget   float64 `json:"budget,omitempty"` // the samples it will consume at most, when its runner says
 	Since    int64   `json:"since"`            // unix nanoseconds of its start
 	// For is how long it has run (since Since, at Overview.AsOf or when
-	// the overview was computed); Predicted is the dry run's time for the task (zero where
-	// it has none, or before the first prediction): a tuning trial, which
-	// reports no iteration, shows its progress by these two.
+	// the overview was computed); Predicted is the dry run's time for the
+	// task (zero where it has none, or before the first prediction): a
+	// tuning trial, which reports no iteration, shows its progress by
+	// these two.
 	For       time.Duration `json:"for"`
 	Predicted time.Duration `json:"predicted,omitempty"`
 }
