@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -265,12 +266,15 @@ func bracketText(b crossing.Bracket) string {
 	return fmt.Sprintf("%s < H* ≤ %s", sig4(b.Lo), sig4(b.Hi))
 }
 
-// shortTitle is a panel's title without its parenthesis ("Swimmer-v2" of
-// "Swimmer-v2 (d/p = 8)"): beside a bar on the d/p axis the name is
-// enough, and the scaling view has six of them to place.
+// shortTitle is a panel's title without its parenthesis and a trailing
+// gym version ("Swimmer" of "Swimmer-v2 (d/p = 8)"): beside a bar on the
+// d/p axis the name is enough, and the scaling view has six of them to
+// place, four within a factor of 2.2 of d/p (8, 11, 17, 17).
+var gymVersion = regexp.MustCompile(`-v[0-9]+$`)
+
 func shortTitle(title string) string {
 	if i := strings.Index(title, " ("); i > 0 {
-		return title[:i]
+		title = title[:i]
 	}
-	return title
+	return gymVersion.ReplaceAllString(title, "")
 }

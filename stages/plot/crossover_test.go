@@ -133,3 +133,22 @@ func TestCrossoverViewsValidation(t *testing.T) {
 		t.Errorf("the difference view alone: %v", err)
 	}
 }
+
+// The scaling view names each bar by its body alone: the panel title
+// without its parenthesis and gym version (six names to place, four of
+// them within a factor of 2.2 of d/p; with "-v2" the first name of the
+// crossover profile's six crossed two other bodies' bars).
+func TestShortTitle(t *testing.T) {
+	for in, want := range map[string]string{
+		"Swimmer-v2 (d/p = 8)":     "Swimmer",
+		"HalfCheetah-v2":           "HalfCheetah",
+		"Humanoid-v10 (d/p = 376)": "Humanoid",
+		"B (x = 4)":                "B",
+		"Ant-v2x":                  "Ant-v2x",
+		"LQR v2":                   "LQR v2",
+	} {
+		if got := shortTitle(in); got != want {
+			t.Errorf("shortTitle(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
