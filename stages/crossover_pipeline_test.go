@@ -81,7 +81,7 @@ func TestCrossoverPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	an, err := crossing.Analyze(table, []string{"swimmer", "hopper"}, []float64{8, 11}, []string{"arsv1", "exact"})
+	an, err := crossing.Analyze(table, []string{"swimmer", "hopper"}, []float64{8, 11}, []string{"arsv1", "exact"}, crossing.Premise{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,9 @@ import (
 //     value on a log-log axis (d/p), the bracket the report's scaling
 //     claims judge (crossing.Analyze on the same per-seed numbers) with
 //     the point where the mean advantage turns positive, and the line of
-//     the theory's slope through the points.
+//     the theory's slope through the points. A body whose premise
+//     (ratio_within, as the scaling claims declare it) does not hold has
+//     no bar; the caption says why.
 type crossoverViews struct {
 	leader  string
 	rivals  []string // the difference view's
@@ -32,6 +34,7 @@ type crossoverViews struct {
 	panelX  map[string]float64
 	xLabel  string
 	slope   float64
+	premise crossing.Premise
 }
 
 // decodeCrossoverViews reads params.companion_crossover.
@@ -64,6 +67,14 @@ func decodeCrossoverViews(p *task.Params, curves []string) *crossoverViews {
 			if v.panelX[k] = px.Float(k, task.Required()); !(v.panelX[k] > 0) {
 				px.Errorf(k, "must be positive (a log-log axis), got %v", v.panelX[k])
 			}
+		}
+	}
+	if c.Has("ratio_within") {
+		switch w := c.Floats("ratio_within", task.Required()); {
+		case len(w) == 2 && w[0] < w[1]:
+			v.premise = crossing.Premise{Lo: w[0], Hi: w[1]}
+		default:
+			c.Errorf("ratio_within", "must be [lo, hi] with lo < hi")
 		}
 	}
 	return v
@@ -146,7 +157,7 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 		}
 		xs[i] = x
 	}
-	an, err := crossing.Analyze(rs, panels, xs, append([]string{v.leader}, v.scaling...))
+	an, err := crossing.Analyze(rs, panels, xs, append([]string{v.leader}, v.scaling...), v.premise)
 	if err != nil {
 		return Spec{}, nil, nil, fmt.Errorf("companion_crossover: %w", err)
 	}
@@ -161,7 +172,7 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 	bar := Curve{Panel: "all", Curve: "bracket"}
 	dot := Curve{Panel: "all", Curve: "point"}
 	var table strings.Builder
-	table.WriteString("panel,x,lo,hi,point,seeds,alpha\n")
+	table.WriteString("panel,x,lo,hi,point,seeds,alpha,used\n")
 	var parts []string
 	var notes []Note
 	// Bodies with the same value (HalfCheetah and Walker2d: d/p = 17) are
@@ -178,6 +189,11 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 		}
 	}
 	for i, b := range an.Brackets {
+		if b.Unused != "" { // no bar: it would read as a bracket open at both ends
+			fmt.Fprintf(&table, "%s,%s,,,,%d,%s,no\n", panels[i], task.FormatFloat(xs[i]), b.Seeds, task.FormatFloat(an.Alpha))
+			parts = append(parts, panelTitle(s, panels[i])+": not used, "+b.Unused)
+			continue
+		}
 		lo, hi := b.Lo, b.Hi
 		if !(lo > 0) {
 			lo = yLo
@@ -193,7 +209,7 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 			note.Marks = []Mark{{X0: at[i] / 1.04, X1: at[i] * 1.04, Y: b.Point}}
 		}
 		notes = append(notes, note)
-		fmt.Fprintf(&table, "%s,%s,%s,%s,%s,%d,%s\n", panels[i], task.FormatFloat(xs[i]), task.FormatFloat(b.Lo), task.FormatFloat(b.Hi), task.FormatFloat(b.Point), b.Seeds, task.FormatFloat(an.Alpha))
+		fmt.Fprintf(&table, "%s,%s,%s,%s,%s,%d,%s,yes\n", panels[i], task.FormatFloat(xs[i]), task.FormatFloat(b.Lo), task.FormatFloat(b.Hi), task.FormatFloat(b.Point), b.Seeds, task.FormatFloat(an.Alpha))
 		parts = append(parts, panelTitle(s, panels[i])+": "+bracketText(b))
 		bar.N, dot.N = max(bar.N, b.Seeds), max(dot.N, b.Seeds)
 	}
@@ -207,7 +223,10 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 	}
 	bar.Lo, bar.Hi = nans(len(bar.X)), nans(len(bar.X))
 	dot.Lo, dot.Hi = nans(len(dot.X)), nans(len(dot.X))
-	cs := []Curve{bar}
+	var cs []Curve
+	if len(bar.X) > 0 {
+		cs = append(cs, bar)
+	}
 	if len(dot.X) > 0 {
 		cs = append(cs, dot)
 	}
@@ -235,6 +254,10 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 	same := ""
 	if shifted {
 		same = " Bodies with the same " + v.xLabel + " are drawn side by side, 5% apart."
+	}
+	if v.premise.Set() {
+		same += fmt.Sprintf(" A body takes part only where the mean of %s over the mean of %s leaves [%s, %s] at some H (the scaling claims' premise: otherwise the methods do not differ and a bracket would say nothing).",
+			lead, styleLabel(s, v.scaling[0]), sig4(v.premise.Lo), sig4(v.premise.Hi))
 	}
 	sp.Caption = fmt.Sprintf("A companion view of the same runs, this project's summary of issue 44: each body's crossover horizon H*, from which %s is ahead of %s. Bar: H* lies above every H where %s is clearly behind and at or below every H where it is clearly ahead (paired t intervals at %s each, Bonferroni over the %d horizons of all %d bodies and %d rival(s), so that all bars hold together with at least 95%% if the advantage changes sign once); a bar that reaches the top or bottom is open there. Tick: where the mean advantage turns positive, interpolated in log H. Dashed: the theory's slope %s through the ticks.%s %s. %s.",
 		lead, strings.Join(rivals, ", "), lead, sig4(1-an.Alpha), an.Horizons, len(panels), an.Rivals, sig4(v.slope), same, strings.Join(parts, "; "), slopes)

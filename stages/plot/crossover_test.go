@@ -62,7 +62,7 @@ func TestCrossoverViews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	an, _ := crossing.Analyze(rs, []string{"a", "b", "c"}, []float64{1, 4, 16}, []string{"arsv1", "exact"})
+	an, _ := crossing.Analyze(rs, []string{"a", "b", "c"}, []float64{1, 4, 16}, []string{"arsv1", "exact"}, crossing.Premise{})
 	for i, b := range an.Brackets {
 		if sc[0].X[3*i] != []float64{1, 4, 16}[i] || sc[0].Mean[3*i] != b.Lo || sc[0].Mean[3*i+1] != b.Hi || !math.IsNaN(sc[0].Mean[3*i+2]) {
 			t.Errorf("bracket bar %d: %v %v, want (%v, %v]", i, sc[0].X[3*i:3*i+3], sc[0].Mean[3*i:3*i+3], b.Lo, b.Hi)
@@ -71,7 +71,7 @@ func TestCrossoverViews(t *testing.T) {
 			t.Errorf("tick %d at %v, want %v", i, sc[1].Mean[3*i], b.Point)
 		}
 	}
-	if !strings.HasPrefix(string(table), "panel,x,lo,hi,point,seeds,alpha\na,1,1,2,1.5,3,0.0033333333333333335\nb,4,2,4,2.99999") || strings.Count(string(table), "\n") != 4 {
+	if !strings.HasPrefix(string(table), "panel,x,lo,hi,point,seeds,alpha,used\na,1,1,2,1.5,3,0.0033333333333333335,yes\nb,4,2,4,2.99999") || strings.Count(string(table), "\n") != 4 {
 		t.Errorf("table:\n%s", table)
 	}
 	g := ss.Panels[0].Guides
@@ -93,6 +93,29 @@ func TestCrossoverViews(t *testing.T) {
 	if _, _, err := Render(ss, sc); err != nil {
 		t.Errorf("render the scaling view: %v", err)
 	}
+	// A premise the first two bodies fail (ARS over ExAct stays within
+	// [0.5, 2] at every H there): no bar for them, the caption says why,
+	// the table marks them unused.
+	v.premise = crossing.Premise{Lo: 0.5, Hi: 2}
+	ss, sc, table, err = v.scalingView(spec, rs, []string{"a", "b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc[0].X) != 3 || sc[0].X[0] != 16 || len(ss.Panels[0].Notes) != 1 || ss.Panels[0].Notes[0].Text != "C" {
+		t.Errorf("bars at %v, names %+v; want one, C's", sc[0].X, ss.Panels[0].Notes)
+	}
+	for _, w := range []string{"A: not used, the mean arsv1 / exact is 0.837", "which never leaves [0.5, 2]", "A body takes part only where the mean of ARS over the mean of ExAct leaves [0.5, 2] at some H"} {
+		if !strings.Contains(ss.Caption, w) {
+			t.Errorf("caption lacks %q:\n%s", w, ss.Caption)
+		}
+	}
+	if !strings.Contains(string(table), "\na,1,,,,3,0.0033333333333333335,no\n") || !strings.Contains(string(table), ",yes\n") {
+		t.Errorf("table with a premise:\n%s", table)
+	}
+	if _, _, err := Render(ss, sc); err != nil {
+		t.Errorf("render the scaling view with unused bodies: %v", err)
+	}
+	v.premise = crossing.Premise{}
 	// Two bodies at one value are drawn side by side, and the caption
 	// says so.
 	v.panelX["b"] = 1
@@ -118,8 +141,9 @@ func TestCrossoverViewsValidation(t *testing.T) {
 		(&Kind{}).Plan(p)
 		return p.Err()
 	}
-	err := plan(map[string]any{"leader": "arsv1", "rivals": []any{"exact", "exact_al"}, "scaling_rivals": []any{"exakt"}, "panel_x": map[string]any{"swimmer": 0.0}})
+	err := plan(map[string]any{"leader": "arsv1", "rivals": []any{"exact", "exact_al"}, "scaling_rivals": []any{"exakt"}, "panel_x": map[string]any{"swimmer": 0.0}, "ratio_within": []any{1.001, 0.999}})
 	for _, want := range []string{
+		`params.companion_crossover.ratio_within: must be [lo, hi] with lo < hi`,
 		`params.companion_crossover.rivals: "exact_al" is not one of the curves [arsv1 exact]`,
 		`params.companion_crossover.scaling_rivals: "exakt" is not one of the curves`,
 		`params.companion_crossover.panel_x.swimmer: must be positive`,

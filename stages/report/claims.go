@@ -236,12 +236,14 @@ func Evaluate(c Claim, t Table) Result {
 		res.Verdict = Reported
 	case c.Stat == StatCrossover:
 		res.Summary, res.Verdict, res.Problem = crossover(c, res.Findings)
+	case c.Stat == StatScaling && res.Summary == nil: // too few panels take part (its premise, panel by panel)
+		res.Premise = unusedPanels(res.Findings)
 	case c.Stat == StatTrend || c.Stat == StatGrowth || c.Stat == StatScaling:
 		res.Verdict = res.Summary.Verdict
 	default:
 		res.Verdict = overall(res.Findings)
 	}
-	if c.Premise.set() && err == nil {
+	if c.Premise.set() && err == nil && c.Stat != StatScaling { // a scaling claim's premise is per panel (scaling)
 		var holds bool
 		if res.Premise, holds = premise(c, t); !holds {
 			res.Verdict = Uninformative
@@ -776,6 +778,19 @@ func (s *Sign) String() string {
 		t += fmt.Sprintf(" (%d tied)", s.Ties)
 	}
 	return t + ", p = " + num(s.P)
+}
+
+// unusedPanels says which panels of a scaling claim failed its premise
+// and what was measured there.
+func unusedPanels(fs []Finding) string {
+	var parts []string
+	for _, f := range fs {
+		if f.Verdict == Uninformative {
+			_, why, _ := strings.Cut(f.Method, "does not hold: ")
+			parts = append(parts, "on "+f.Key+" "+why)
+		}
+	}
+	return fmt.Sprintf("%d of %d panels take part, fewer than the two a slope needs: %s", len(fs)-len(parts), len(fs), strings.Join(parts, "; "))
 }
 
 // premise checks a claim's premise: the mean ratio of its first two

@@ -36,7 +36,9 @@
 // (Claim.Test); paired differences carry their sign count either way. A
 // claim with a premise (Claim.Premise: two curves must differ for a trend
 // of their ratio to mean anything) that the data do not meet is
-// uninformative. A claim about points the profile does not compute (x
+// uninformative; a scaling claim applies its premise body by body (a body
+// that fails it takes no part, and fewer than two left make the claim
+// uninformative). A claim about points the profile does not compute (x
 // values outside its matrix) is not run in this profile. Statistics
 // without a claimed side (a value, a reported slope) are reported, without
 // a verdict; a mean over runs stopped at a cap is a lower bound, without

@@ -155,8 +155,12 @@ func boundMargin(r Result) string {
 // them against what it claims.
 func scalingEvidence(r Result) string {
 	c, s := r.Claim, r.Summary
-	var bs []string
+	var bs, unused []string
 	for _, f := range r.Findings {
+		if f.Verdict == Uninformative {
+			unused = append(unused, f.Key)
+			continue
+		}
 		end := "]"
 		if math.IsInf(f.Hi, 1) {
 			end = ")"
@@ -164,6 +168,9 @@ func scalingEvidence(r Result) string {
 		bs = append(bs, fmt.Sprintf("%s (%s) in (%s, %s%s", f.Key, f.X, num(f.Lo), num(f.Hi), end))
 	}
 	out := "The crossover horizons lie at " + strings.Join(bs, ", ") + "; "
+	if len(unused) > 0 {
+		out = fmt.Sprintf("The crossover horizons lie at %s (%s not used: its premise, that %s, does not hold there); ", strings.Join(bs, ", "), strings.Join(unused, ", "), c.Premise.Text)
+	}
 	switch {
 	case math.IsNaN(s.Lo):
 		out += "no power law passes through all of these brackets"

@@ -22,6 +22,10 @@ const MethodBracket = "brackets of paired t intervals (Bonferroni over every hor
 // and all at or below it contradict; for "~" Threshold outside the
 // slopes contradicts, inside them with 0 outside holds (consistent with
 // the exponent and not with none), inside with 0 too is inconclusive.
+// With a premise (ratio_within), a panel whose mean ratio of curves[0]
+// over curves[1] never leaves it takes no part (its finding is
+// uninformative and says why), and fewer than two panels that do leave
+// the claim uninformative.
 func scaling(c Claim, t Table) ([]Finding, *Finding, Verdict, error) {
 	panels := c.keep(t.Panels())
 	if len(panels) < 2 {
@@ -35,7 +39,11 @@ func scaling(c Claim, t Table) ([]Finding, *Finding, Verdict, error) {
 		}
 		xs[i] = x
 	}
-	an, err := crossing.Analyze(t, panels, xs, c.Curves)
+	var premise crossing.Premise
+	if c.Premise.set() {
+		premise = crossing.Premise{Lo: c.Premise.RatioWithin[0], Hi: c.Premise.RatioWithin[1]}
+	}
+	an, err := crossing.Analyze(t, panels, xs, c.Curves, premise)
 	if err != nil {
 		return nil, nil, Inconclusive, fmt.Errorf("%w: %v", ErrTable, err)
 	}
@@ -47,6 +55,11 @@ func scaling(c Claim, t Table) ([]Finding, *Finding, Verdict, error) {
 	for i, b := range an.Brackets {
 		n = min(n, b.Seeds)
 		f := Finding{Key: panels[i], Label: label, Value: b.Point, Lo: b.Lo, Hi: b.Hi, Seeds: b.Seeds, Method: method, X: c.xLabel() + " = " + num(xs[i]), Verdict: Reported}
+		if b.Unused != "" {
+			f.Verdict, f.Method = Uninformative, "not used: its premise, that "+c.Premise.Text+", does not hold: "+b.Unused
+			out = append(out, f)
+			continue
+		}
 		if !b.Consistent() {
 			f.Verdict = Inconclusive
 			broken = append(broken, fmt.Sprintf("on %s %s is clearly behind at %s and clearly ahead at %s", panels[i], c.Curves[0], num(b.Lo), num(b.Hi)))
@@ -55,6 +68,9 @@ func scaling(c Claim, t Table) ([]Finding, *Finding, Verdict, error) {
 	}
 	if len(broken) > 0 {
 		return out, nil, Inconclusive, fmt.Errorf("%s: its advantage changes sign more than once, so there is no single crossover horizon", strings.Join(broken, "; "))
+	}
+	if used := an.Used(); used < 2 {
+		return out, nil, Uninformative, nil
 	}
 	lo, hi := an.Lo, an.Hi
 	slope, _ := crossing.Fit(xs, an.Brackets, c.Threshold)

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -91,5 +92,56 @@ func TestScalingTwoCrossings(t *testing.T) {
 	r := Evaluate(Claim{Stat: StatScaling, Curves: []string{"arsv1", "exact"}, Expect: ">", PanelX: map[string]float64{"a": 1, "b": 2}}, table(t, lines...))
 	if r.Verdict != Inconclusive || !strings.Contains(r.Problem, "on a arsv1 is clearly behind at 4 and clearly ahead at 2") || !strings.Contains(r.Problem, "changes sign more than once") {
 		t.Errorf("%s %q", r.Verdict, r.Problem)
+	}
+}
+
+// A body whose methods never differ by more than a hair (a consistent
+// 10⁻⁵ of the return, as Humanoid's do where every method's best is to
+// stand still) can still be clearly decided by paired intervals; its
+// bracket would say nothing about learning. With a premise (the mean
+// ratio must leave [0.999, 1.001] at some H) it takes no part: the claim
+// comes out as if that body had decided nothing (its intervals still
+// count in the Bonferroni division), and its finding says why; with one
+// body left the claim is uninformative and says which failed.
+func TestScalingPremise(t *testing.T) {
+	base := scalingTable(t, func(x float64) float64 { return 1.5 * math.Sqrt(x) })
+	still := func(scale float64) Table {
+		var lines []string
+		for _, h := range []float64{1, 2, 4, 8, 16} {
+			adv := scale * math.Log(h/1.2) // crosses at 1.2 on a body at x = 64: against every slope above 0
+			for s, noise := range []float64{-1, 0, 1} {
+				lines = append(lines, fmt.Sprintf("still arsv1 %d %v %v", s+1, h, 170+adv+noise*1e-5), fmt.Sprintf("still exact %d %v %v", s+1, h, 170-noise*1e-5))
+			}
+		}
+		return append(slices.Clone(base), table(t, lines...)...)
+	}
+	tb, flat := still(0.002), still(0)
+	px := map[string]float64{"b1": 1, "b4": 4, "b16": 16, "still": 64}
+	c := Claim{Stat: StatScaling, Curves: []string{"arsv1", "exact"}, Expect: "~", Threshold: 0.5, XLabel: "d/p", PanelX: px}
+	if r := Evaluate(c, tb); r.Verdict != Contradicted {
+		t.Fatalf("without a premise the still body's bracket (1, 2] at x = 64 leaves no line of slope ½ through every bracket: %s %+v", r.Verdict, r.Summary)
+	}
+	want := Evaluate(c, flat) // the still body decided nothing: slopes [0, 1]
+	if want.Verdict != Inconclusive || want.Summary == nil || want.Summary.Lo != 0 || want.Summary.Hi != 1 {
+		t.Fatalf("the still body without an advantage: %s %+v", want.Verdict, want.Summary)
+	}
+	c.Premise = Premise{Text: "the two methods' mean returns differ by more than 0.1% at some H", RatioWithin: [2]float64{0.999, 1.001}}
+	r := Evaluate(c, tb)
+	if r.Verdict != want.Verdict || r.Summary == nil || r.Summary.Lo != want.Summary.Lo || r.Summary.Hi != want.Summary.Hi || r.Summary.Value != want.Summary.Value {
+		t.Fatalf("with the premise: %s %+v, want %+v (%q)", r.Verdict, r.Summary, want.Summary, r.Problem)
+	}
+	for _, f := range r.Findings {
+		if (f.Key == "still") != (f.Verdict == Uninformative) {
+			t.Errorf("finding %s: %s", f.Key, f.Verdict)
+		}
+		if f.Key == "still" && (!strings.Contains(f.Method, "not used: its premise, that the two methods' mean returns differ") || !strings.Contains(f.Method, "which never leaves [0.999, 1.001]")) {
+			t.Errorf("the still body's finding does not say why it is not used: %q", f.Method)
+		}
+	}
+	// Only b1 and still: one body takes part.
+	c.Keys = []string{"b1", "still"}
+	r = Evaluate(c, tb)
+	if r.Verdict != Uninformative || r.Summary != nil || !strings.Contains(Explain(r), "1 of 2 panels take part, fewer than the two a slope needs: on still the mean arsv1 / exact is 0.99999") {
+		t.Errorf("one body left: %s %+v %q", r.Verdict, r.Summary, Explain(r))
 	}
 }

@@ -45,6 +45,10 @@ type Bracket struct {
 	Sides []Side
 	// Seeds is the fewest seeds behind any key's intervals.
 	Seeds int
+	// Unused says why the body takes no part in the analysis (its premise
+	// does not hold: Analyze); then Lo is 0, Hi +Inf and Point NaN, a
+	// bracket that bounds nothing.
+	Unused string
 }
 
 // Consistent reports whether the leader is clearly behind only below
@@ -198,10 +202,44 @@ type Scaling struct {
 	OK     bool
 }
 
+// Premise is what a body's data must show to take part in the analysis:
+// the mean of curves[0] over the mean of curves[1] leaves [Lo, Hi] at one
+// key at least. Methods whose mean returns never differ by more than a
+// hair (Humanoid at short horizons, where every method's best is to stand
+// still and collect the alive bonus: 40.005 to 40.012 at H = 8) can still
+// differ clearly under a paired t interval, by a consistent 10⁻⁵ of the
+// return, and would bracket a crossover that says nothing about learning.
+// The zero Premise admits every body.
+type Premise struct{ Lo, Hi float64 }
+
+// Set reports whether p restricts anything.
+func (p Premise) Set() bool { return p.Lo < p.Hi }
+
+// check returns why a body with these keys is not used ("" if it is):
+// the mean ratio of curves[0] over curves[1] at each key, none outside.
+func (p Premise) check(keys []Key, curves []string) string {
+	if !p.Set() {
+		return ""
+	}
+	var parts []string
+	for _, k := range keys {
+		r := mean(k.Leader) / mean(k.Rivals[0])
+		if !(r >= p.Lo && r <= p.Hi) {
+			return ""
+		}
+		parts = append(parts, strconv.FormatFloat(r, 'g', 6, 64)+" at "+strconv.FormatFloat(k.At, 'g', -1, 64))
+	}
+	return fmt.Sprintf("the mean %s / %s is %s, which never leaves [%s, %s]", curves[0], curves[1], strings.Join(parts, ", "),
+		strconv.FormatFloat(p.Lo, 'g', -1, 64), strconv.FormatFloat(p.Hi, 'g', -1, 64))
+}
+
 // Analyze brackets the horizon from which curves[0] is ahead of every
 // other curve in each panel of rows (x: each panel's value), and the
-// slopes through the brackets.
-func Analyze(rows []seedscsv.Row, panels []string, x []float64, curves []string) (Scaling, error) {
+// slopes through the brackets. A body whose keys fail the premise keeps
+// its sides but bounds nothing (Bracket.Unused); its intervals still
+// count in the Bonferroni division, which the premise (on means, not
+// intervals) does not choose.
+func Analyze(rows []seedscsv.Row, panels []string, x []float64, curves []string, premise Premise) (Scaling, error) {
 	s := Scaling{Panels: panels, X: x, Rivals: len(curves) - 1}
 	bodies := make([][]Key, len(panels))
 	for i, panel := range panels {
@@ -214,10 +252,25 @@ func Analyze(rows []seedscsv.Row, panels []string, x []float64, curves []string)
 	}
 	s.Alpha = 0.05 / float64(s.Horizons*s.Rivals)
 	for _, keys := range bodies {
-		s.Brackets = append(s.Brackets, Find(keys, s.Alpha))
+		b := Find(keys, s.Alpha)
+		if why := premise.check(keys, curves); why != "" {
+			b.Lo, b.Hi, b.Point, b.Unused = 0, math.Inf(1), math.NaN(), why
+		}
+		s.Brackets = append(s.Brackets, b)
 	}
 	s.Lo, s.Hi, s.OK = Slopes(x, s.Brackets)
 	return s, nil
+}
+
+// Used is how many bodies take part (their premise holds).
+func (s Scaling) Used() int {
+	n := 0
+	for _, b := range s.Brackets {
+		if b.Unused == "" {
+			n++
+		}
+	}
+	return n
 }
 
 // Keys gathers one panel's keys: at each x (in increasing order), the

@@ -4,7 +4,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"zorepro/stages/plot/seedscsv"
 )
 
 // body builds keys whose leader − rival differences are d[i] + noise, the
@@ -154,5 +157,42 @@ func TestSlopeCoverage(t *testing.T) {
 			t.Errorf("%d rival(s): the slope interval was bounded and above 0 in only %.3f of %d data sets", rivals, got, sims)
 		}
 		t.Logf("%d rival(s): coverage %.3f, bounded and above 0 in %.3f", rivals, float64(covered)/sims, float64(informative)/sims)
+	}
+}
+
+// A body whose mean ratio of leader over rival never leaves the premise's
+// range takes no part: its bracket bounds nothing and says why, even
+// though its paired intervals decide every key.
+func TestAnalyzePremise(t *testing.T) {
+	var rows []seedscsv.Row
+	for _, h := range []float64{1, 2, 4, 8} {
+		for s, noise := range []float64{-1, 0, 1} {
+			d := 100 * math.Log(h/3) // "a": crosses at 3
+			e := 1e-3 * math.Log(h/3)
+			rows = append(rows,
+				seedscsv.Row{Panel: "a", Curve: "arsv1", Seed: uint64(s + 1), X: h, Y: 100 + d + noise/2},
+				seedscsv.Row{Panel: "a", Curve: "exact", Seed: uint64(s + 1), X: h, Y: 100 - noise/2},
+				seedscsv.Row{Panel: "still", Curve: "arsv1", Seed: uint64(s + 1), X: h, Y: 170 + e + noise*1e-6},
+				seedscsv.Row{Panel: "still", Curve: "exact", Seed: uint64(s + 1), X: h, Y: 170 - noise*1e-6})
+		}
+	}
+	curves := []string{"arsv1", "exact"}
+	an, err := Analyze(rows, []string{"a", "still"}, []float64{1, 10}, curves, Premise{})
+	if err != nil || an.Used() != 2 || an.Brackets[1].Lo != 2 || an.Brackets[1].Hi != 4 {
+		t.Fatalf("no premise: %v %+v", err, an.Brackets)
+	}
+	an, err = Analyze(rows, []string{"a", "still"}, []float64{1, 10}, curves, Premise{Lo: 0.999, Hi: 1.001})
+	if err != nil || an.Used() != 1 {
+		t.Fatalf("premise: %v, %d used", err, an.Used())
+	}
+	a, st := an.Brackets[0], an.Brackets[1]
+	if a.Unused != "" || a.Lo != 2 || a.Hi != 4 {
+		t.Errorf("the body that learns: %+v", a)
+	}
+	if st.Lo != 0 || !math.IsInf(st.Hi, 1) || !math.IsNaN(st.Point) || !strings.Contains(st.Unused, "the mean arsv1 / exact is 0.999994 at 1") || !strings.HasSuffix(st.Unused, "which never leaves [0.999, 1.001]") {
+		t.Errorf("the still body: %+v", st)
+	}
+	if want := []Side{Behind, Behind, Ahead, Ahead}; !slices.Equal(st.Sides, want) {
+		t.Errorf("the still body's sides %v, want %v (its intervals decide every key)", st.Sides, want)
 	}
 }

@@ -22,6 +22,14 @@
 // through the brackets. The tests check the coverage by seeded
 // simulation at the experiment's size (10 seeds, 8 horizons, 6 bodies).
 //
+// A Premise keeps out a body whose methods do not differ at all: the
+// mean of the leader over the first rival must leave a range (e.g.
+// [0.999, 1.001]) at one horizon at least. Paired intervals can separate
+// methods that stand still by a consistent 10⁻⁵ of the return, and such a
+// bracket would say nothing about learning; the body's bracket then bounds
+// nothing (Bracket.Unused says why). The premise looks at means, not at
+// the intervals, so the Bonferroni division still counts its horizons.
+//
 // Both the plot (the summary figure) and the report (its claims) compute
 // the brackets here, so the figure draws what the verdicts judge.
 package crossing
