@@ -108,7 +108,7 @@ func TestCrossoverPipeline(t *testing.T) {
 		t.Errorf("grows: summary %+v, Analyze [%v, %v] %v", s, an.Lo, an.Hi, an.OK)
 	}
 	scaling := string(lastStore.read(t, outs["plot/crossover"], "crossover-scaling.csv"))
-	if !strings.HasPrefix(scaling, "panel,x,lo,hi,point,seeds,alpha\nswimmer,8,") || strings.Count(scaling, "\n") != 3 {
+	if !strings.HasPrefix(scaling, "panel,x,lo,hi,point,seeds,alpha,used\nswimmer,8,") || strings.Count(scaling, "\n") != 3 {
 		t.Errorf("crossover-scaling.csv:\n%s", scaling)
 	}
 	// Every ExAct estimator was tuned, extended beyond its grid's edge
