@@ -10,12 +10,6 @@ import (
 	"testing"
 )
 
-// staleRevision is the revision of the first paper run's publication,
-// made before issue 43's verdict vocabulary, explanations and censored
-// statistics; results/paper is republished from the paper rerun
-// (scripts/republish-paper), and TestPublishedPaperReport checks it then.
-const staleRevision = "6b75236"
-
 // TestPublishedPaperReport checks what issue 43 asks of the published
 // paper report, on results/paper itself: every verdict of the vocabulary
 // (none "not shown at this scale"), every claim that does not hold with
@@ -31,9 +25,6 @@ func TestPublishedPaperReport(t *testing.T) {
 	readJSON(t, filepath.Join(dir, "manifest.json"), &m)
 	if m.Profile != "paper" {
 		t.Fatalf("results/paper/manifest.json: profile %q", m.Profile)
-	}
-	if m.Revision == staleRevision {
-		t.Skipf("results/paper is the first run's publication (revision %s), older than issue 43's report; republish it (scripts/republish-paper) and this test checks it", staleRevision)
 	}
 	var doc struct {
 		Claims []struct {
@@ -128,10 +119,7 @@ func readJSON(t *testing.T, path string, v any) {
 // TestPublishedReportsWithoutTheirFont: every report published under
 // results/ draws its figures' text where it draws it with the Liberation
 // fonts installed, and inside each figure, on a machine without them
-// (issue 43: the paper report's figures broke on a Mac). results/paper's
-// first publication predates the page carrying its font (it fails this
-// check in every figure) and is skipped by its revision until it is
-// republished.
+// (issue 43: the paper report's figures broke on a Mac).
 func TestPublishedReportsWithoutTheirFont(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
@@ -144,11 +132,6 @@ func TestPublishedReportsWithoutTheirFont(t *testing.T) {
 	for _, page := range pages {
 		dir := filepath.Dir(page)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			var m struct{ Revision string }
-			readJSON(t, filepath.Join(dir, "manifest.json"), &m)
-			if m.Revision == staleRevision {
-				t.Skipf("%s was published at revision %s, before the page carried its font", dir, staleRevision)
-			}
 			data, err := os.ReadFile(page)
 			if err != nil {
 				t.Fatal(err)
