@@ -85,6 +85,34 @@ func (v *ratioView) curves(all []Curve, series []Series) (*ratios, error) {
 	return r, nil
 }
 
+// drawn is the ratio curves as Render draws them: each x left out is a
+// gap (a NaN point), so that the line between the points on either side
+// of it does not pass over an x where the ratio is unknown (at paper
+// scale Swimmer's ARS/ExAct is 1.9 at H = 30 and 120, but ExAct's return
+// at H = 60 is not clearly above 0 and the mean ratio there is 10); a
+// point between two gaps is drawn as a dot. The CSV keeps the drawn
+// points only.
+func (r *ratios) drawn() []Curve {
+	out := make([]Curve, len(r.curves))
+	for k, c := range r.curves {
+		d := Curve{Panel: c.Panel, Curve: c.Curve, N: c.N}
+		left := r.left[c.Panel]
+		i, j := 0, 0
+		for i < len(c.X) || j < len(left) {
+			if j == len(left) || (i < len(c.X) && c.X[i] < left[j]) {
+				d.X, d.Mean, d.Lo, d.Hi = append(d.X, c.X[i]), append(d.Mean, c.Mean[i]), append(d.Lo, c.Lo[i]), append(d.Hi, c.Hi[i])
+				i++
+				continue
+			}
+			nan := math.NaN()
+			d.X, d.Mean, d.Lo, d.Hi = append(d.X, left[j]), append(d.Mean, nan), append(d.Lo, nan), append(d.Hi, nan)
+			j++
+		}
+		out[k] = d
+	}
+	return out
+}
+
 // seedValues are a curve's per-seed values at x in a panel, in series order.
 func seedValues(series []Series, panel, curve string, x float64) []float64 {
 	var out []float64
@@ -137,7 +165,7 @@ func (v *ratioView) spec(s Spec, r *ratios) Spec {
 	lo, hi = lo-pad, hi+pad
 	c := s
 	c.Title = v.label + ", the ratio of mean returns"
-	c.Caption = fmt.Sprintf("A companion view of the same numbers: %s, the ratio of the mean returns at each x, drawn only where the denominator's mean return is clearly above 0 (its 95%% t interval over the seeds excludes 0; elsewhere the ratio's 95%% interval is unbounded); above 1 the first leads. Not a figure of the paper.", v.label)
+	c.Caption = fmt.Sprintf("A companion view of the same numbers: %s, the ratio of the mean returns at each x, drawn only where the denominator's mean return is clearly above 0 (its 95%% t interval over the seeds excludes 0; elsewhere the ratio's 95%% interval is unbounded, and the line breaks there); above 1 the first leads. Not a figure of the paper.", v.label)
 	c.Panels = nil
 	for _, p := range s.Panels {
 		if why, ok := r.skipped[p.Key]; ok {
@@ -183,7 +211,7 @@ func (v *ratioView) outputs(figure string, s Spec, curves []Curve, series []Seri
 	if err != nil || len(r.curves) == 0 {
 		return nil, err
 	}
-	png, svg, err := Render(v.spec(s, r), r.curves)
+	png, svg, err := Render(v.spec(s, r), r.drawn())
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -46,6 +47,13 @@ func TestRatioView(t *testing.T) {
 	if !slices.Equal(r.left["swimmer"], []float64{30}) || r.xMin != 15 || r.xMax != 120 || !strings.Contains(r.skipped["halfcheetah"], "at x = 15 only (ratio 3)") {
 		t.Errorf("skipped %v, left out %v, x range [%v, %v]", r.skipped, r.left, r.xMin, r.xMax)
 	}
+	// Drawn, the x left out is a gap: no line from 15 to 60 over x = 30.
+	if d := r.drawn(); len(d) != 1 || !slices.Equal(d[0].X, []float64{15, 30, 60, 120}) || !math.IsNaN(d[0].Mean[1]) || d[0].Mean[0] != 3 || d[0].Mean[2] != 2 || d[0].Mean[3] != 3 {
+		t.Errorf("drawn ratio curves %+v: x = 30 is not a gap between 15 and 60", d)
+	}
+	if runs := runs(4, func(i int) bool { return meanDrawable(r.drawn()[0], i, true, false) }); !slices.Equal(runs, [][2]int{{0, 1}, {2, 4}}) {
+		t.Errorf("the drawn curve's line runs %v, want a dot at 15 and a line from 60 to 120", runs)
+	}
 	s := v.spec(Spec{Title: "t", Panels: []PanelSpec{{Key: "swimmer", Title: "Swimmer-v2"}, {Key: "halfcheetah", Title: "HalfCheetah-v2"}}}, r)
 	if len(s.Panels) != 1 || *s.Panels[0].YMin > 1 || *s.Panels[0].YMax < 3 || len(s.Panels[0].HLines) != 1 || s.Panels[0].HLines[0].Y != 1 {
 		t.Errorf("spec panels %+v", s.Panels)
@@ -63,7 +71,14 @@ func TestRatioView(t *testing.T) {
 			t.Errorf("caption %q lacks %q", s.Caption, want)
 		}
 	}
-	out, err := v.outputs("fig", s, all[2:], series)
+	out, err := v.outputs("fig", Spec{Title: "t", Panels: []PanelSpec{{Key: "swimmer", Title: "Swimmer-v2"}, {Key: "halfcheetah", Title: "HalfCheetah-v2"}}}, all, series)
+	if err != nil || len(out) != 3 || !strings.HasSuffix(out[2].name, ".csv") || strings.Contains(string(out[2].data), "NaN") || strings.Count(string(out[2].data), "\n") != 4 {
+		t.Errorf("the view's CSV holds the drawn points only: %v, %+v", err, out)
+	}
+	if _, joined, err := Render(v.spec(Spec{Title: "t", Panels: []PanelSpec{{Key: "swimmer", Title: "Swimmer-v2"}, {Key: "halfcheetah", Title: "HalfCheetah-v2"}}}, r), r.curves); err != nil || len(out) == 3 && string(out[1].data) == string(joined) {
+		t.Errorf("the view's SVG draws a line over the x left out (%v)", err)
+	}
+	out, err = v.outputs("fig", s, all[2:], series)
 	if err != nil || out != nil {
 		t.Errorf("a view without any panel: %v, %v", out, err)
 	}
