@@ -677,8 +677,11 @@ func TestServeSharesOneDryRun(t *testing.T) {
 	var ov struct {
 		Remaining time.Duration `json:"remaining"`
 		Predicted time.Time     `json:"predicted"`
+		Done      int           `json:"done"`
 		Stages    []struct {
 			Stage     string        `json:"stage"`
+			Tasks     int           `json:"tasks"`
+			Done      int           `json:"done"`
 			Left      time.Duration `json:"left"`
 			LeftTasks int           `json:"left_tasks"`
 			LeftTimed int           `json:"left_timed"`
@@ -712,6 +715,20 @@ func TestServeSharesOneDryRun(t *testing.T) {
 	}
 	if ov.Remaining <= 0 || timed == 0 {
 		t.Errorf("the overview of quick on a smoke store: remaining %v, %d stages with a time left: %+v", ov.Remaining, timed, ov.Stages)
+	}
+	// The smoke run's states are of quick's task paths (report, every
+	// plot, ...), but of smoke's tasks: once the dry run says which quick
+	// would run, none of those counts as done for quick, and every task is
+	// either done for quick or left (the store is at rest).
+	done := 0
+	for _, st := range ov.Stages {
+		done += st.Done
+		if st.Done+st.LeftTasks != st.Tasks {
+			t.Errorf("quick's stage %s on a smoke store: %d done and %d left of %d tasks", st.Stage, st.Done, st.LeftTasks, st.Tasks)
+		}
+	}
+	if done != ov.Done {
+		t.Errorf("the overview says %d done, its stages %d", ov.Done, done)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"zorepro/pipeline/dag"
 	"zorepro/pipeline/events"
+	"zorepro/pipeline/provenance"
 	"zorepro/pipeline/task"
 )
 
@@ -199,6 +200,8 @@ func (s *Server) computeOverview() (*Overview, error) {
 			ov.Elapsed = now.Sub(time.Unix(0, start.Time))
 		}
 	}
+	e := s.estimate()
+	profiles := map[uint64]string{} // run -> its profile
 	index := map[string]int{}
 	for _, t := range s.eng.Plan.Tasks {
 		i, ok := index[t.Stage.Name]
@@ -212,6 +215,8 @@ func (s *Server) computeOverview() (*Overview, error) {
 		st, ok := last[t.Path]
 		switch {
 		case !ok:
+			sc.Pending++
+		case (st.State == events.StateDone || st.State == events.StateCached) && s.doneElsewhere(e, st, profiles):
 			sc.Pending++
 		case st.State == events.StateDone || st.State == events.StateCached:
 			sc.Done++
@@ -230,7 +235,7 @@ func (s *Server) computeOverview() (*Overview, error) {
 	}
 	// A prediction made before the last tasks finished is stale once
 	// nothing is left.
-	if e := s.estimate(); e != nil && ov.Done < ov.Tasks {
+	if e != nil && ov.Done < ov.Tasks {
 		ov.Remaining, ov.Workers, ov.Predicted = e.Remaining, e.Workers, e.at
 		for _, sl := range e.Stages {
 			if i, ok := index[sl.Stage]; ok {
@@ -243,6 +248,30 @@ func (s *Server) computeOverview() (*Overview, error) {
 		}
 	}
 	return ov, nil
+}
+
+// doneElsewhere reports whether a task's done (or cached) state is
+// another profile's: profiles share task paths (the paper profile's
+// report is not the crossover profile's), so a state recorded by a run of
+// another profile counts as this profile's only where the latest dry run
+// (behind e) would reuse it. Without a dry run yet, every done state
+// counts.
+func (s *Server) doneElsewhere(e *estimate, st events.StateRecord, profiles map[uint64]string) bool {
+	if e == nil || !e.rerun[st.Task] {
+		return false
+	}
+	p, ok := profiles[st.Run]
+	if !ok {
+		if start, found, err := s.eng.Events.RunStart(st.Run); err == nil && found {
+			var d struct {
+				Profile string `json:"profile"`
+			}
+			json.Unmarshal(start.Data, &d)
+			p = d.Profile
+		}
+		profiles[st.Run] = p
+	}
+	return p != "" && p != s.opt.Profile
 }
 
 // running reads how far a running task got by now: its latest iteration
@@ -290,10 +319,12 @@ func (s *Server) overviewJSON(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(ov)
 }
 
-// estimate is a prediction of the remaining wall time, made at.
+// estimate is a prediction of the remaining wall time, made at; rerun
+// is the tasks its dry run would run.
 type estimate struct {
 	Prediction
-	at time.Time
+	at    time.Time
+	rerun map[string]bool
 }
 
 // estimateEvery is how often the remaining time is predicted again (a
@@ -320,7 +351,12 @@ func (s *Server) predict() {
 	if s.opt.Predict != nil {
 		if xs, at, err := s.explain(); err == nil {
 			if p, err := s.opt.Predict(xs); err == nil {
-				e = &estimate{Prediction: p, at: at}
+				e = &estimate{Prediction: p, at: at, rerun: map[string]bool{}}
+				for _, x := range xs {
+					if x.Do == provenance.WouldRun {
+						e.rerun[x.Task] = true
+					}
+				}
 			}
 		}
 	}
