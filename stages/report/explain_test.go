@@ -68,6 +68,17 @@ func TestSignTestAsPrimaryStatistic(t *testing.T) {
 	if !strings.Contains(ResultOf(byT).Findings[0].method(), "sign test: 10 of 11") {
 		t.Errorf("the findings table does not show the sign count: %q", ResultOf(byT).Findings[0].method())
 	}
+	// The summary row leads with the primary statistic: with the sign
+	// test, its count, the mean's interval beside it; with the interval,
+	// the interval alone.
+	cr := ResultOf(bySign)
+	if cr.Test != TestSign || !strings.HasPrefix(cr.Statistic, "exact paired sign test of the per-seed differences (primary), beside the mean: ") ||
+		!strings.HasPrefix(cr.result(), "sign test: 10 of 11 seeds above 0, p = 0.01172; mean ") {
+		t.Errorf("the sign test's claim: test %q, statistic %q, result %q", cr.Test, cr.Statistic, cr.result())
+	}
+	if ct := ResultOf(byT); ct.Test != "" || strings.Contains(ct.Statistic, "sign") || strings.Contains(ct.result(), "sign") {
+		t.Errorf("the interval's claim: test %q, statistic %q, result %q", ct.Test, ct.Statistic, ct.result())
+	}
 	// Seeds leaning the other way contradict it.
 	c.Curves = []string{"reinforce", "sgd"}
 	if r := Evaluate(c, tb); r.Verdict != Contradicted || !strings.Contains(Explain(r), "lean to the other side") {

@@ -54,6 +54,10 @@ type ClaimResult struct {
 	Text      string `json:"text"`
 	Stat      Stat   `json:"stat"`
 	Statistic string `json:"statistic"`
+	// Test is "sign" where the exact paired sign test is the claim's
+	// primary statistic (its headline is the sign count, the mean's
+	// interval beside it).
+	Test string `json:"test,omitempty"`
 	// Source is "paper" (the paper's sentence and threshold) or
 	// "project" (a threshold or claim this project chose).
 	Source   string    `json:"source"`
@@ -101,7 +105,7 @@ func newDocument(title string, scale Scale, figs []*Figure, rs []Result) *Docume
 func ResultOf(r Result) ClaimResult {
 	cr := ClaimResult{
 		ID: r.Claim.ID, Figure: r.Claim.Figure, Section: r.Claim.Section, Text: r.Claim.Text,
-		Stat: r.Claim.Stat, Statistic: describe(r.Claim), Source: cmpOr(r.Claim.Source, "paper"), Verdict: r.Verdict, Summary: r.Summary, Findings: r.Findings, Problem: r.Problem,
+		Stat: r.Claim.Stat, Statistic: describe(r.Claim), Test: signOnly(r.Claim.Test), Source: cmpOr(r.Claim.Source, "paper"), Verdict: r.Verdict, Summary: r.Summary, Findings: r.Findings, Problem: r.Problem,
 		Explanation: Explain(r), CapNote: r.Claim.CapNote,
 	}
 	if cr.Findings == nil {
@@ -118,8 +122,25 @@ func cmpOr(a, b string) string {
 	return a
 }
 
-// describe says in words what a claim's statistic is and where it is taken.
+// signOnly is test where it is the sign test, else "" (the interval is
+// every other claim's primary statistic).
+func signOnly(test string) string {
+	if test == TestSign {
+		return test
+	}
+	return ""
+}
+
+// describe says in words what a claim's statistic is and where it is
+// taken; a claim whose primary statistic is the sign test says so first.
 func describe(c Claim) string {
+	if c.Test == TestSign {
+		return "exact paired sign test of the per-seed differences (primary), beside the " + describeStat(c)
+	}
+	return describeStat(c)
+}
+
+func describeStat(c Claim) string {
 	where := "at the last x of each curve"
 	switch {
 	case c.Over == "x":
@@ -348,6 +369,8 @@ func (c ClaimResult) result() string {
 		return "not clearly ahead at the last key"
 	case c.Summary != nil:
 		return c.Summary.interval()
+	case len(c.Findings) == 1 && c.Test == TestSign && c.Findings[0].Sign != nil:
+		return c.Findings[0].Sign.String() + "; mean " + c.Findings[0].interval()
 	case len(c.Findings) == 1:
 		return c.Findings[0].interval()
 	case c.Verdict == Reported:
