@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +33,8 @@ type StageEstimate struct {
 const (
 	sourceGroup  = "recorded runs of the same task group"
 	sourcePeer   = "recorded runs of the same method and size in another stage"
+	sourceNamed  = "recorded runs of the same method and instance at other sizes"
+	sourceNamedX = "recorded runs of the same method and instance at other sizes in another stage"
 	sourceKind   = "recorded runs of the same method at other sizes"
 	sourceMethod = "recorded runs of the same method at other sizes in another stage"
 	sourceStage  = "recorded runs of the stage"
@@ -50,7 +53,9 @@ const (
 // runs of, in this order of preference: the task's group (its path without
 // the seed coordinate) or a group with the same coordinates and components
 // in another stage (tuning trials are training runs); the same components
-// at other sizes, in the same stage or another; the stage; a component's
+// and named coordinates (one method on one body) at other sizes, in the
+// same stage or another; the same components at other sizes, in the same
+// stage or another; the stage; a component's
 // task.RateHint. Within each of these tiers, timed iteration spans beat
 // whole-task times, then more recorded time wins. A stage nothing recorded
 // times, in a profile with a reference run (prior.json: smoke and quick),
@@ -268,7 +273,7 @@ func (s speed) seconds(work float64) float64 {
 // speeds indexes recorded speeds by group, by group coordinates and
 // components (peers across stages), by stage and components, and by stage.
 type speeds struct {
-	group, peer, kind, method, stage map[string]*speed
+	group, peer, named, namedX, kind, method, stage map[string]*speed
 	// prior is a task's time in the profile's reference run (0: none);
 	// hint a component's rate. Both serve only where nothing is recorded.
 	prior func(t *dag.Task) float64
@@ -282,6 +287,7 @@ func (sp *speeds) predict(t *dag.Task, work float64) (float64, string) {
 	}
 	tiers := [][]cand{
 		{{sp.group[groupOf(t)], sourceGroup}, {sp.peer[peerKey(t)], sourcePeer}},
+		{{sp.named[namedKey(t)], sourceNamed}, {sp.namedX[namedAcross(t)], sourceNamedX}},
 		{{sp.kind[kindKey(t)], sourceKind}, {sp.method[componentsOf(t)], sourceMethod}},
 		{{sp.stage[t.Stage.Name], sourceStage}},
 	}
@@ -349,6 +355,26 @@ func peerKey(t *dag.Task) string {
 	return strings.Join(cs, "/") + " " + componentsOf(t)
 }
 
+// namedAcross identifies tasks that run one method on one named instance
+// in any stage, at any size: the same components and the same named
+// coordinates (method=exact, name=ant: those whose values are not
+// numbers), whatever their numeric ones (horizon, step size, seed). Bodies
+// of one Go type differ tenfold in speed (Swimmer's steps against
+// Humanoid's), so a rate fitted through all of them would time none.
+func namedAcross(t *dag.Task) string {
+	var cs []string
+	for _, c := range t.Coords {
+		if _, err := strconv.ParseFloat(c.Value, 64); err != nil {
+			cs = append(cs, c.Axis+"="+c.Value)
+		}
+	}
+	slices.Sort(cs)
+	return componentsOf(t) + " " + strings.Join(cs, "/")
+}
+
+// namedKey is namedAcross within one stage.
+func namedKey(t *dag.Task) string { return t.Stage.Name + " " + namedAcross(t) }
+
 // kindKey identifies tasks of one stage with the same components (one
 // method), whatever their size.
 func kindKey(t *dag.Task) string { return t.Stage.Name + " " + componentsOf(t) }
@@ -356,8 +382,8 @@ func kindKey(t *dag.Task) string { return t.Stage.Name + " " + componentsOf(t) }
 // recordedSpeeds collects the speeds of the plan's costed tasks with a
 // finished recorded run.
 func (r *Record) recordedSpeeds() (*speeds, error) {
-	sp := &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, kind: map[string]*speed{}, method: map[string]*speed{},
-		stage: map[string]*speed{}, hint: rateHint, prior: r.priorTime}
+	sp := &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, named: map[string]*speed{}, namedX: map[string]*speed{},
+		kind: map[string]*speed{}, method: map[string]*speed{}, stage: map[string]*speed{}, hint: rateHint, prior: r.priorTime}
 	err := r.eachLastRun(true, func(t *dag.Task, lr recordedRun) {
 		n := lr.samples
 		if n == 0 {
@@ -374,7 +400,8 @@ func (r *Record) recordedSpeeds() (*speeds, error) {
 		for _, k := range []struct {
 			m   map[string]*speed
 			key string
-		}{{sp.group, groupOf(t)}, {sp.peer, peerKey(t)}, {sp.kind, kindKey(t)}, {sp.method, componentsOf(t)}, {sp.stage, t.Stage.Name}} {
+		}{{sp.group, groupOf(t)}, {sp.peer, peerKey(t)}, {sp.named, namedKey(t)}, {sp.namedX, namedAcross(t)},
+			{sp.kind, kindKey(t)}, {sp.method, componentsOf(t)}, {sp.stage, t.Stage.Name}} {
 			if k.m[k.key] == nil {
 				k.m[k.key] = &speed{}
 			}
