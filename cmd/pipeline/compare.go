@@ -77,13 +77,19 @@ func printComparison(w io.Writer, d report.Comparison) {
 	}{{"A", d.A}, {"B", d.B}} {
 		fmt.Fprintf(w, "%s: %s (profile %s, %s; %d claims)\n", s.name, s.side.Path, s.side.Profile, s.side.ScaleWords(), s.side.Claims)
 	}
-	fmt.Fprintf(w, "\n%-28s %-14s %-14s\n", "claim", "A", "B")
+	// The claim column is as wide as the longest ID (the paper profile's
+	// fig2-nreinforce-const-between pushed a fixed 28 out of line).
+	idW := len("claim")
+	for _, c := range d.Claims {
+		idW = max(idW, len(c.ID))
+	}
+	fmt.Fprintf(w, "\n%-*s %-14s %-14s\n", idW, "claim", "A", "B")
 	for _, c := range d.Claims {
 		mark := ""
 		if !c.Same {
 			mark = "  differs"
 		}
-		fmt.Fprintf(w, "%-28s %-14s %-14s%s\n", c.ID, c.A.Verdict, c.B.Verdict, mark)
+		fmt.Fprintf(w, "%-*s %-14s %-14s%s\n", idW, c.ID, c.A.Verdict, c.B.Verdict, mark)
 	}
 	fmt.Fprintf(w, "\nthe same verdict in %d of the %d claims both test", d.Same, len(d.Claims))
 	if len(d.Differ) == 0 {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"zorepro/stages/report"
 )
 
 // compare sets two reports' verdicts side by side: the smoke report
@@ -249,5 +251,35 @@ func TestReportComparesWithItsReference(t *testing.T) {
 		if now, _ := os.ReadFile(filepath.Join(figDir, "claims.json")); string(now) != string(data) {
 			t.Errorf("run report with its reference %s: the exported claims.json changed", c.step)
 		}
+	}
+}
+
+// The table's verdict columns line up whatever the length of the claim
+// IDs: each row's A verdict starts where the header's A does.
+func TestCompareTableAligned(t *testing.T) {
+	d := report.Comparison{Claims: []report.ComparedClaim{
+		{ID: "fig1-order", A: report.SideVerdict{Verdict: report.Holds}, B: report.SideVerdict{Verdict: report.Holds}, Same: true},
+		{ID: "fig2-nreinforce-const-between", A: report.SideVerdict{Verdict: report.Inconclusive}, B: report.SideVerdict{Verdict: report.Holds}},
+	}}
+	var b strings.Builder
+	printComparison(&b, d)
+	lines := strings.Split(b.String(), "\n")
+	col := -1
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "claim "):
+			col = strings.Index(l, "A")
+		case strings.HasPrefix(l, "fig1-order "):
+			if col < 0 || strings.Index(l, "holds") != col {
+				t.Errorf("row %q: A's verdict not at column %d", l, col)
+			}
+		case strings.HasPrefix(l, "fig2-nreinforce-const-between "):
+			if col < 0 || strings.Index(l, "inconclusive") != col {
+				t.Errorf("row %q: A's verdict not at column %d", l, col)
+			}
+		}
+	}
+	if col < 0 {
+		t.Fatalf("no header in:\n%s", b.String())
 	}
 }
