@@ -287,6 +287,7 @@ func (c *runCmd) dryRunPlan(eng *pipeline.Engine, stdout io.Writer) (int, error)
 		}
 	}
 	fmt.Fprintf(stdout, "%d of %d tasks would run\n\nestimate per stage (samples are upper bounds from the budgets; task time is one worker's, wall spreads it over %d workers):\n", runs, len(xs), ex.slots)
+	extends := extendingStages(eng.Plan)
 	var total time.Duration
 	for _, se := range est {
 		if se.Tasks == 0 {
@@ -300,20 +301,42 @@ func (c *runCmd) dryRunPlan(eng *pipeline.Engine, stdout io.Writer) (int, error)
 		case se.Known > 0:
 			line += fmt.Sprintf("  task time ~%s, wall ~%s", se.TaskTime, se.Wall)
 			if se.Known < se.Tasks {
-				line += fmt.Sprintf(" for the %d tasks with a known rate", se.Known)
+				line += fmt.Sprintf(" for the %d tasks with a known time", se.Known)
 			}
 			line += " (" + strings.Join(se.Sources, "; ") + ")"
 			total += se.Wall
 		case se.Samples > 0:
 			line += "  (no rate known yet: run a smaller profile first)"
 		}
+		if se.Unmatched > 0 && extends[se.Stage] {
+			line += fmt.Sprintf("; %d of its tuning selections have no recorded one of their method and instance to time them: one whose grid extends beyond an edge takes longer", se.Unmatched)
+		}
 		fmt.Fprintln(stdout, line)
 	}
 	if total > 0 {
-		fmt.Fprintf(stdout, "  estimated wall time of the tasks with a known rate: ~%s\n", total)
+		fmt.Fprintf(stdout, "  estimated wall time of the tasks with a known time: ~%s\n", total)
 	}
 	printSchedule(stdout, sched, ex)
 	return exitOK, nil
+}
+
+// extendingStages names the stages with a tuning grid that may be
+// extended beyond an edge (stages/tune's "extend" above 0).
+func extendingStages(plan *dag.Plan) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range plan.Tasks {
+		if len(t.Parts) == 0 || t.Params == nil {
+			continue
+		}
+		if v, ok := t.Params.Peek("extend"); ok {
+			if n, ok := v.(int); ok && n > 0 {
+				out[t.Stage.Name] = true
+			} else if f, ok := v.(float64); ok && f > 0 {
+				out[t.Stage.Name] = true
+			}
+		}
+	}
+	return out
 }
 
 // printRunHeader tells what a run is about to do before it starts: the

@@ -21,12 +21,17 @@ type StageEstimate struct {
 	Stage   string `json:"stage"`
 	Tasks   int    `json:"tasks"`
 	Samples int64  `json:"samples"`
-	Known   int    `json:"tasks_with_rate"` // tasks whose rate is known
+	Known   int    `json:"tasks_with_rate"` // tasks whose rate or recorded time is known
 	// TaskTime is the summed time of those tasks, one worker each; Wall
 	// spreads it over the run's workers.
 	TaskTime time.Duration `json:"task_time,omitempty"`
 	Wall     time.Duration `json:"wall,omitempty"`
 	Sources  []string      `json:"rate_sources,omitempty"`
+	// Unmatched counts the tasks split into parts (tuning grids'
+	// selections) that neither their own record nor a recorded split task
+	// of the same method and instance times: one whose grid extends beyond
+	// an edge runs the new trials itself, longer than predicted.
+	Unmatched int `json:"split_tasks_unmatched,omitempty"`
 }
 
 // Rate sources, from the best evidence to the least.
@@ -59,8 +64,10 @@ const (
 // task.RateHint. Within each of these tiers, timed iteration spans beat
 // whole-task times, then more recorded time wins. A stage nothing recorded
 // times, in a profile with a reference run (prior.json: smoke and quick),
-// takes that run's mean task time, before any component hint. Tasks with
-// no known rate are counted but not timed.
+// takes that run's mean task time, before any component hint. A task
+// without a budget (an evaluation, a plot, a tuning grid's selection) is
+// timed by recorded whole-task times as taskTimes says. Tasks with no
+// known rate or time are counted but not timed.
 func (r *Record) Estimate(xs []Explained) ([]StageEstimate, error) {
 	tt, err := r.taskTimes(xs)
 	if err != nil {
@@ -76,7 +83,10 @@ func (r *Record) Estimate(xs []Explained) ([]StageEstimate, error) {
 		se := &out[at[t.Index]]
 		se.Tasks++
 		se.Samples += x.samples
-		if x.source == "" || x.samples == 0 {
+		if len(t.Parts) > 0 && x.source != sourceParts && !(x.source == sourceRecorded && x.own) {
+			se.Unmatched++
+		}
+		if x.source == "" {
 			continue
 		}
 		se.Known++
@@ -100,6 +110,7 @@ type taskTime struct {
 	samples int64
 	secs    float64
 	source  string
+	own     bool // timed by its own group's records
 }
 
 // sourceRecorded times a task without a sample budget (evaluation,
@@ -107,9 +118,21 @@ type taskTime struct {
 // group or stage.
 const sourceRecorded = "recorded whole-task times"
 
+// sourceParts and sourcePartsStage time a task split into parts (a
+// tuning grid's selection) by its parts' predicted time, scaled as the
+// recorded split tasks of the same method and instance, or else of its
+// stage, scale: a selection that extends its grid beyond an edge runs the
+// new trials itself, each as long as one of its parts.
+const (
+	sourceParts      = "recorded split tasks of the same method and instance, per part"
+	sourcePartsStage = "recorded split tasks of the stage, per part"
+)
+
 // taskTimes predicts every planned task's time, by plan index. Costed
-// tasks are predicted from rates as Estimate says; the others take the
-// mean recorded time of their group, else of their stage.
+// tasks are predicted from rates as Estimate says. The others take the
+// mean recorded time of their group; else, for a task split into parts,
+// the mean predicted time of its parts times its stage's recorded ratio
+// (partRatios); else the mean recorded time of their stage.
 func (r *Record) taskTimes(xs []Explained) ([]taskTime, error) {
 	run := map[string]bool{}
 	for _, x := range xs {
@@ -125,6 +148,7 @@ func (r *Record) taskTimes(xs []Explained) ([]taskTime, error) {
 	if err != nil {
 		return nil, err
 	}
+	ratios := partRatios(r.eng.Plan.Tasks, whole.secs, sp.secs)
 	out := make([]taskTime, len(r.eng.Plan.Tasks))
 	for _, t := range r.eng.Plan.Tasks {
 		x := &out[t.Index]
@@ -136,12 +160,8 @@ func (r *Record) taskTimes(xs []Explained) ([]taskTime, error) {
 			x.secs, x.source = sp.predict(t, float64(x.samples)*sampleCost(t))
 			continue
 		}
-		for _, key := range []string{"group " + groupOf(t), "stage " + t.Stage.Name} {
-			if m, ok := whole[key]; ok {
-				x.secs, x.source = m.mean(), sourceRecorded
-				break
-			}
-		}
+		x.secs, x.source = wholeTime(t, whole, ratios, sp)
+		_, x.own = whole.mean["group "+groupOf(t)]
 		if x.source == "" {
 			if secs := r.priorTime(t); secs > 0 {
 				x.secs, x.source = secs, sourcePrior
@@ -162,19 +182,100 @@ type meanTime struct{ sum, n float64 }
 
 func (m meanTime) mean() float64 { return m.sum / m.n }
 
+// wholeTime predicts the time of t, a task without a sample budget, from
+// recorded runs: the mean of its group's; else, for a task split into
+// parts, the ratio (partRatios) of the same method and instance's, else
+// of its stage's, times the mean predicted time of its parts; else the
+// mean of its stage's. The source is "" when none of them is recorded.
+func wholeTime(t *dag.Task, whole wholeTimes, ratios map[string]float64, sp *speeds) (float64, string) {
+	if m, ok := whole.mean["group "+groupOf(t)]; ok {
+		return m.mean(), sourceRecorded
+	}
+	if len(t.Parts) > 0 {
+		for _, k := range []struct{ key, src string }{{"named " + namedKey(t), sourceParts}, {"stage " + t.Stage.Name, sourcePartsStage}} {
+			if ratio, ok := ratios[k.key]; ok {
+				if secs, ok := sp.meanPart(t); ok {
+					return ratio * secs, k.src
+				}
+				break
+			}
+		}
+	}
+	if m, ok := whole.mean["stage "+t.Stage.Name]; ok {
+		return m.mean(), sourceRecorded
+	}
+	return 0, ""
+}
+
+// wholeTimes is the recorded time of the planned tasks without a sample
+// budget: the mean by "group <group>" and "stage <stage>", and each
+// task's by plan index.
+type wholeTimes struct {
+	mean map[string]meanTime
+	secs map[int]float64
+}
+
 // wholeTimes collects the recorded time of every planned task without a
-// sample budget, by "group <group>" and "stage <stage>".
-func (r *Record) wholeTimes() (map[string]meanTime, error) {
-	out := map[string]meanTime{}
+// sample budget.
+func (r *Record) wholeTimes() (wholeTimes, error) {
+	out := wholeTimes{mean: map[string]meanTime{}, secs: map[int]float64{}}
 	err := r.eachLastRun(false, func(t *dag.Task, lr recordedRun) {
+		out.secs[t.Index] = lr.secs
 		for _, key := range []string{"group " + groupOf(t), "stage " + t.Stage.Name} {
-			m := out[key]
+			m := out.mean[key]
 			m.sum += lr.secs
 			m.n++
-			out[key] = m
+			out.mean[key] = m
 		}
 	})
 	return out, err
+}
+
+// partRatios is how long recorded split tasks took against their parts,
+// by "named <namedKey>" (one method on one instance in one stage, at every
+// size) and by "stage <stage>": the summed recorded time of every task
+// with parts over the summed mean recorded time of its parts (those with
+// a recorded run). A tuning grid's selection that extends the grid beyond
+// an edge (stages/tune's "extend") runs the new trials itself, so its
+// time is some number of its own trials, which a mean over the stage's
+// selections (most of them at other sizes) would not give: the ratio of
+// selections that extended by two rounds on three seeds is about 6. Keys
+// with no such record are left out. whole and parts are recorded times
+// by plan index.
+func partRatios(tasks []*dag.Task, whole, parts map[int]float64) map[string]float64 {
+	type sums struct{ whole, parts float64 }
+	by := map[string]*sums{}
+	add := func(key string, whole, parts float64) {
+		if by[key] == nil {
+			by[key] = &sums{}
+		}
+		by[key].whole += whole
+		by[key].parts += parts
+	}
+	for _, t := range tasks {
+		secs, ok := whole[t.Index]
+		if !ok || len(t.Parts) == 0 {
+			continue
+		}
+		var sum float64
+		n := 0
+		for _, p := range t.Parts {
+			if s, ok := parts[p.Index]; ok {
+				sum += s
+				n++
+			}
+		}
+		if n == 0 || sum <= 0 {
+			continue
+		}
+		add("named "+namedKey(t), secs, sum/float64(n))
+		add("stage "+t.Stage.Name, secs, sum/float64(n))
+	}
+	out := map[string]float64{}
+	for key, s := range by {
+		out[key] = s.whole / s.parts
+	}
+	return out
 }
 
 // eachLastRun calls fn with every planned task that has a finished
@@ -274,6 +375,8 @@ func (s speed) seconds(work float64) float64 {
 // components (peers across stages), by stage and components, and by stage.
 type speeds struct {
 	group, peer, named, namedX, kind, method, stage map[string]*speed
+	// secs is each recorded task's time, by plan index.
+	secs map[int]float64
 	// prior is a task's time in the profile's reference run (0: none);
 	// hint a component's rate. Both serve only where nothing is recorded.
 	prior func(t *dag.Task) float64
@@ -309,6 +412,27 @@ func (sp *speeds) predict(t *dag.Task, work float64) (float64, string) {
 		return work / rate, sourceHint
 	}
 	return 0, ""
+}
+
+// meanPart is the mean predicted time of t's parts (those with a sample
+// budget and a known rate), whether or not they would run.
+func (sp *speeds) meanPart(t *dag.Task) (float64, bool) {
+	var sum float64
+	n := 0
+	for _, p := range t.Parts {
+		c, ok := p.Runner.(task.Costed)
+		if !ok {
+			continue
+		}
+		if secs, src := sp.predict(p, float64(c.Cost())*sampleCost(p)); src != "" {
+			sum += secs
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
 }
 
 func rateHint(t *dag.Task) float64 {
@@ -383,7 +507,7 @@ func kindKey(t *dag.Task) string { return t.Stage.Name + " " + componentsOf(t) }
 // finished recorded run.
 func (r *Record) recordedSpeeds() (*speeds, error) {
 	sp := &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, named: map[string]*speed{}, namedX: map[string]*speed{},
-		kind: map[string]*speed{}, method: map[string]*speed{}, stage: map[string]*speed{}, hint: rateHint, prior: r.priorTime}
+		kind: map[string]*speed{}, method: map[string]*speed{}, stage: map[string]*speed{}, secs: map[int]float64{}, hint: rateHint, prior: r.priorTime}
 	err := r.eachLastRun(true, func(t *dag.Task, lr recordedRun) {
 		n := lr.samples
 		if n == 0 {
@@ -392,6 +516,7 @@ func (r *Record) recordedSpeeds() (*speeds, error) {
 		if n <= 0 {
 			return
 		}
+		sp.secs[t.Index] = lr.secs
 		w := sampleCost(t)
 		s := speed{work: []float64{n * w}, secs: []float64{lr.secs}}
 		if lr.span.Samples > 0 && lr.span.Nanos > 0 && float64(lr.span.Samples) <= n {

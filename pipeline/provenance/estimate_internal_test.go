@@ -3,6 +3,7 @@ package provenance
 import (
 	"context"
 	"math"
+	"strconv"
 	"testing"
 
 	"zorepro/pipeline/dag"
@@ -91,5 +92,94 @@ func TestNamedInstanceRateBeforeTheMix(t *testing.T) {
 		if math.Abs(got-c.want) > 1e-9 || src != sourceNamed {
 			t.Errorf("%s at H = 34: %g s from %q, want %g s from %q", c.name, got, src, c.want, sourceNamed)
 		}
+	}
+}
+
+// costedStub is a part with a sample budget.
+type costedStub struct {
+	stubRunner
+	cost int64
+}
+
+func (c costedStub) Cost() int64 { return c.cost }
+
+// A tuning selection that extends its grid runs the new trials itself, so
+// its time is a number of its own trials. Known answers, worked by hand:
+// on Ant, at H = 1 a selection took 12 s over parts of 2 s each (six
+// trials, two extension rounds on three seeds), at H = 2 one took 26 s
+// over parts of 4 s (6.5 trials): Ant's ratio is (12 + 26) / (2 + 4) =
+// 19/3. Ant's selection at H = 21, whose parts a rate of 2 s per 5,000
+// samples times at 42 s, is predicted at 19/3 · 42 = 266 s, where the
+// mean of the stage's recorded selections would have said 12.8 s. A
+// selection once recorded is timed by its own record; one of an instance
+// with no recorded selection takes the stage's ratio.
+func TestSplitTaskTimedByItsParts(t *testing.T) {
+	stage := &dag.Stage{Name: "tune/x"}
+	index := 0
+	mk := func(path string, runner task.Runner, coords ...task.Coord) *dag.Task {
+		index++
+		return &dag.Task{Path: path, Stage: stage, Runner: runner, Coords: coords, Index: index - 1}
+	}
+	selection := func(name, h string) *dag.Task {
+		sel := mk("tune/x/horizon="+h+"/name="+name, stubRunner{stubBody{}}, task.Coord{Axis: "horizon", Value: h}, task.Coord{Axis: "name", Value: name})
+		n, _ := strconv.Atoi(h)
+		for _, seed := range []string{"1", "2"} {
+			part := mk(sel.Path+"/alpha=0.01/seed="+seed, costedStub{stubRunner{stubBody{}}, int64(5000 * n)},
+				task.Coord{Axis: "horizon", Value: h}, task.Coord{Axis: "name", Value: name}, task.Coord{Axis: "alpha", Value: "0.01"}, task.Coord{Axis: "seed", Value: seed})
+			part.Parent = sel
+			sel.Parts = append(sel.Parts, part)
+		}
+		return sel
+	}
+	h1, h2, h21 := selection("ant", "1"), selection("ant", "2"), selection("ant", "21")
+	s1, s21 := selection("swimmer", "1"), selection("swimmer", "21")
+	var tasks []*dag.Task
+	for _, sel := range []*dag.Task{h1, h2, h21, s1, s21} {
+		tasks = append(append(tasks, sel), sel.Parts...)
+	}
+	whole := wholeTimes{mean: map[string]meanTime{}, secs: map[int]float64{h1.Index: 12, h2.Index: 26, s1.Index: 0.5}}
+	for _, sel := range []*dag.Task{h1, h2, s1} {
+		for _, key := range []string{"group " + groupOf(sel), "stage " + stage.Name} {
+			m := whole.mean[key]
+			m.sum += whole.secs[sel.Index]
+			m.n++
+			whole.mean[key] = m
+		}
+	}
+	parts := map[int]float64{h1.Parts[0].Index: 1.5, h1.Parts[1].Index: 2.5, h2.Parts[0].Index: 4, h2.Parts[1].Index: 4, s1.Parts[0].Index: 0.2, s1.Parts[1].Index: 0.2}
+	ratios := partRatios(tasks, whole.secs, parts)
+	// Swimmer's one selection did not extend: 0.5 s over parts of 0.2 s.
+	// The stage's ratio: (12 + 26 + 0.5) / (2 + 4 + 0.2).
+	want := map[string]float64{"named " + namedKey(h1): 19.0 / 3, "named " + namedKey(s1): 2.5, "stage " + stage.Name: 38.5 / 6.2}
+	if len(ratios) != len(want) {
+		t.Fatalf("ratios %v, want %v", ratios, want)
+	}
+	for k, w := range want {
+		if math.Abs(ratios[k]-w) > 1e-12 {
+			t.Errorf("ratio %s: %g, want %g", k, ratios[k], w)
+		}
+	}
+	sp := &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, named: map[string]*speed{}, namedX: map[string]*speed{},
+		kind: map[string]*speed{}, method: map[string]*speed{}, stage: map[string]*speed{},
+		hint: func(*dag.Task) float64 { return 0 }, prior: func(*dag.Task) float64 { return 0 }}
+	sp.named[namedKey(h1.Parts[0])] = &speed{work: []float64{5000, 10000}, secs: []float64{2, 4}}
+	sp.named[namedKey(s1.Parts[0])] = &speed{work: []float64{5000, 10000}, secs: []float64{2, 4}}
+	got, src := wholeTime(h21, whole, ratios, sp)
+	if math.Abs(got-266) > 1e-9 || src != sourceParts {
+		t.Errorf("the selection at H = 21: %g s from %q, want 266 s from %q", got, src, sourceParts)
+	}
+	if got, src := wholeTime(h2, whole, ratios, sp); got != 26 || src != sourceRecorded {
+		t.Errorf("the recorded selection at H = 2: %g s from %q, want its own 26 s", got, src)
+	}
+	// A selection of an instance none of whose selections is recorded
+	// takes the stage's ratio: (Swimmer's parts at the same rate
+	// here, 2 s per 5,000 samples) 38.5/6.2 · 42.
+	delete(ratios, "named "+namedKey(s1))
+	if got, src := wholeTime(s21, whole, ratios, sp); math.Abs(got-38.5/6.2*42) > 1e-9 || src != sourcePartsStage {
+		t.Errorf("Swimmer's selection at H = 21 without its own ratio: %g s from %q, want %g s from %q", got, src, 38.5/6.2*42, sourcePartsStage)
+	}
+	// Without recorded parts the stage's mean is all there is.
+	if got, src := wholeTime(h21, whole, partRatios(tasks, whole.secs, nil), sp); math.Abs(got-38.5/3) > 1e-9 || src != sourceRecorded {
+		t.Errorf("with no part recorded: %g s from %q, want the stage's mean %g s", got, src, 38.5/3)
 	}
 }
