@@ -146,8 +146,11 @@ func New(eng *pipeline.Engine, opt Options) *Server {
 		w.Write(b)
 	})
 	// Count the runs' events now: the first request for the runs page
-	// would otherwise read all of them.
+	// would otherwise read all of them. Predict the time left now too: the
+	// first overview would otherwise have no prediction, and without one
+	// it counts another profile's done tasks as this one's.
 	go s.runRows()
+	s.estimate()
 	return s
 }
 
