@@ -83,7 +83,7 @@ func (r *Record) Estimate(xs []Explained) ([]StageEstimate, error) {
 		se := &out[at[t.Index]]
 		se.Tasks++
 		se.Samples += x.samples
-		if len(t.Parts) > 0 && x.source != sourceParts && !(x.source == sourceRecorded && x.own) {
+		if unmatched(t, x) {
 			se.Unmatched++
 		}
 		if x.source == "" {
@@ -181,6 +181,13 @@ func (r *Record) priorTime(t *dag.Task) float64 {
 type meanTime struct{ sum, n float64 }
 
 func (m meanTime) mean() float64 { return m.sum / m.n }
+
+// unmatched reports whether t is a split task that x, its predicted
+// time, takes from neither its own record nor the split tasks of its
+// method and instance (StageEstimate.Unmatched).
+func unmatched(t *dag.Task, x taskTime) bool {
+	return len(t.Parts) > 0 && !x.own && x.source != sourceParts
+}
 
 // wholeTime predicts the time of t, a task without a sample budget, from
 // recorded runs: the mean of its group's; else, for a task split into

@@ -171,6 +171,24 @@ func TestSplitTaskTimedByItsParts(t *testing.T) {
 	if got, src := wholeTime(h2, whole, ratios, sp); got != 26 || src != sourceRecorded {
 		t.Errorf("the recorded selection at H = 2: %g s from %q, want its own 26 s", got, src)
 	}
+	// The dry run names the selections neither their own record nor their
+	// method and instance's times.
+	for _, c := range []struct {
+		t    *dag.Task
+		x    taskTime
+		want bool
+	}{
+		{h21, taskTime{source: sourceParts}, false},
+		{h2, taskTime{source: sourceRecorded, own: true}, false},
+		{s21, taskTime{source: sourcePartsStage}, true},
+		{s21, taskTime{source: sourceRecorded}, true},
+		{s21, taskTime{}, true},
+		{h21.Parts[0], taskTime{source: sourceNamed}, false},
+	} {
+		if got := unmatched(c.t, c.x); got != c.want {
+			t.Errorf("unmatched(%s, %+v) = %v, want %v", c.t.Path, c.x, got, c.want)
+		}
+	}
 	// A selection of an instance none of whose selections is recorded
 	// takes the stage's ratio: (Swimmer's parts at the same rate
 	// here, 2 s per 5,000 samples) 38.5/6.2 · 42.
