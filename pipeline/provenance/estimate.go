@@ -38,6 +38,7 @@ type StageEstimate struct {
 const (
 	sourceGroup  = "recorded runs of the same task group"
 	sourcePeer   = "recorded runs of the same method and size in another stage"
+	sourcePoint  = "recorded runs of the same method, instance and grid point at other sizes"
 	sourceNamed  = "recorded runs of the same method and instance at other sizes"
 	sourceNamedX = "recorded runs of the same method and instance at other sizes in another stage"
 	sourceKind   = "recorded runs of the same method at other sizes"
@@ -57,7 +58,9 @@ const (
 // iterations (a tuning grid) is timed whole. The rate comes from recorded
 // runs of, in this order of preference: the task's group (its path without
 // the seed coordinate) or a group with the same coordinates and components
-// in another stage (tuning trials are training runs); the same components
+// in another stage (tuning trials are training runs); for a tuning
+// trial, the same grid point of the same method and instance at other
+// sizes (pointKey); the same components
 // and named coordinates (one method on one body) at other sizes, in the
 // same stage or another; the same components at other sizes, in the same
 // stage or another; the stage; a component's
@@ -381,7 +384,7 @@ func (s speed) seconds(work float64) float64 {
 // speeds indexes recorded speeds by group, by group coordinates and
 // components (peers across stages), by stage and components, and by stage.
 type speeds struct {
-	group, peer, named, namedX, kind, method, stage map[string]*speed
+	group, peer, point, named, namedX, kind, method, stage map[string]*speed
 	// secs is each recorded task's time, by plan index.
 	secs map[int]float64
 	// prior is a task's time in the profile's reference run (0: none);
@@ -397,6 +400,7 @@ func (sp *speeds) predict(t *dag.Task, work float64) (float64, string) {
 	}
 	tiers := [][]cand{
 		{{sp.group[groupOf(t)], sourceGroup}, {sp.peer[peerKey(t)], sourcePeer}},
+		{{sp.point[pointKey(t)], sourcePoint}},
 		{{sp.named[namedKey(t)], sourceNamed}, {sp.namedX[namedAcross(t)], sourceNamedX}},
 		{{sp.kind[kindKey(t)], sourceKind}, {sp.method[componentsOf(t)], sourceMethod}},
 		{{sp.stage[t.Stage.Name], sourceStage}},
@@ -503,6 +507,27 @@ func namedAcross(t *dag.Task) string {
 	return componentsOf(t) + " " + strings.Join(cs, "/")
 }
 
+// pointKey identifies the parts of one stage (tuning trials) that run one
+// method on one named instance at one grid point, whatever their size:
+// namedKey and the part's own coordinates but the seed (alpha=0.01). A
+// step size that makes the policy diverge can make every step of a body
+// several times slower (Ant's ARS trials at H = 21: 31 s at α = 10⁻⁴, 174
+// s at α = 10⁻²), which a line through all the grid's points would spread
+// over all of them. "" for a task that is not a part.
+func pointKey(t *dag.Task) string {
+	if t.Parent == nil {
+		return ""
+	}
+	var cs []string
+	for _, c := range t.Coords {
+		if c.Axis != "seed" && !slices.Contains(t.Parent.Coords, c) {
+			cs = append(cs, c.Axis+"="+c.Value)
+		}
+	}
+	slices.Sort(cs)
+	return namedKey(t) + " " + strings.Join(cs, "/")
+}
+
 // namedKey is namedAcross within one stage.
 func namedKey(t *dag.Task) string { return t.Stage.Name + " " + namedAcross(t) }
 
@@ -513,7 +538,7 @@ func kindKey(t *dag.Task) string { return t.Stage.Name + " " + componentsOf(t) }
 // recordedSpeeds collects the speeds of the plan's costed tasks with a
 // finished recorded run.
 func (r *Record) recordedSpeeds() (*speeds, error) {
-	sp := &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, named: map[string]*speed{}, namedX: map[string]*speed{},
+	sp := &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, point: map[string]*speed{}, named: map[string]*speed{}, namedX: map[string]*speed{},
 		kind: map[string]*speed{}, method: map[string]*speed{}, stage: map[string]*speed{}, secs: map[int]float64{}, hint: rateHint, prior: r.priorTime}
 	err := r.eachLastRun(true, func(t *dag.Task, lr recordedRun) {
 		n := lr.samples
@@ -532,8 +557,11 @@ func (r *Record) recordedSpeeds() (*speeds, error) {
 		for _, k := range []struct {
 			m   map[string]*speed
 			key string
-		}{{sp.group, groupOf(t)}, {sp.peer, peerKey(t)}, {sp.named, namedKey(t)}, {sp.namedX, namedAcross(t)},
+		}{{sp.group, groupOf(t)}, {sp.peer, peerKey(t)}, {sp.point, pointKey(t)}, {sp.named, namedKey(t)}, {sp.namedX, namedAcross(t)},
 			{sp.kind, kindKey(t)}, {sp.method, componentsOf(t)}, {sp.stage, t.Stage.Name}} {
+			if k.key == "" {
+				continue
+			}
 			if k.m[k.key] == nil {
 				k.m[k.key] = &speed{}
 			}

@@ -3,6 +3,7 @@ package provenance
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -199,5 +200,49 @@ func TestSplitTaskTimedByItsParts(t *testing.T) {
 	// Without recorded parts the stage's mean is all there is.
 	if got, src := wholeTime(h21, whole, partRatios(tasks, whole.secs, nil), sp); math.Abs(got-38.5/3) > 1e-9 || src != sourceRecorded {
 		t.Errorf("with no part recorded: %g s from %q, want the stage's mean %g s", got, src, 38.5/3)
+	}
+}
+
+// A tuning trial at a size nothing has recorded is timed by the same grid
+// point at other sizes before the method's line through every point: on
+// one body, trials at α = 0.01 (diverging: 5× the time per sample) and at
+// α = 10⁻⁴, recorded at H = 1 and 2, predict H = 34 each at its own rate.
+func TestGridPointRateBeforeTheInstance(t *testing.T) {
+	stage := &dag.Stage{Name: "tune/x"}
+	mk := func(alpha, h string) *dag.Task {
+		coords := []task.Coord{{Axis: "horizon", Value: h}, {Axis: "method", Value: "ars"}, {Axis: "name", Value: "ant"}}
+		sel := &dag.Task{Path: "tune/x/horizon=" + h + "/method=ars/name=ant", Stage: stage, Runner: stubRunner{stubBody{}}, Coords: coords}
+		return &dag.Task{Path: sel.Path + "/alpha=" + alpha + "/seed=1", Stage: stage, Runner: stubRunner{stubBody{}}, Parent: sel,
+			Coords: append(slices.Clip(coords), task.Coord{Axis: "alpha", Value: alpha}, task.Coord{Axis: "seed", Value: "1"})}
+	}
+	if pointKey(mk("0.01", "1")) != pointKey(mk("0.01", "34")) || pointKey(mk("0.01", "1")) == pointKey(mk("0.0001", "1")) || pointKey(mk("0.01", "1").Parent) != "" {
+		t.Fatalf("point keys: %q, %q, %q", pointKey(mk("0.01", "1")), pointKey(mk("0.01", "34")), pointKey(mk("0.0001", "1")))
+	}
+	sp := &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, point: map[string]*speed{}, named: map[string]*speed{}, namedX: map[string]*speed{},
+		kind: map[string]*speed{}, method: map[string]*speed{}, stage: map[string]*speed{},
+		hint: func(*dag.Task) float64 { return 0 }, prior: func(*dag.Task) float64 { return 0 }}
+	for _, r := range []struct {
+		alpha, h   string
+		work, secs float64
+	}{{"0.0001", "1", 5000, 2}, {"0.0001", "2", 10000, 4}, {"0.01", "1", 5000, 10}, {"0.01", "2", 10000, 20}} {
+		tk := mk(r.alpha, r.h)
+		for _, k := range []struct {
+			m   map[string]*speed
+			key string
+		}{{sp.point, pointKey(tk)}, {sp.named, namedKey(tk)}} {
+			if k.m[k.key] == nil {
+				k.m[k.key] = &speed{}
+			}
+			k.m[k.key].add(speed{work: []float64{r.work}, secs: []float64{r.secs}})
+		}
+	}
+	for _, c := range []struct {
+		alpha string
+		want  float64
+	}{{"0.0001", 68}, {"0.01", 340}} {
+		got, src := sp.predict(mk(c.alpha, "34"), 170000)
+		if math.Abs(got-c.want) > 1e-9 || src != sourcePoint {
+			t.Errorf("α = %s at H = 34: %g s from %q, want %g s from %q", c.alpha, got, src, c.want, sourcePoint)
+		}
 	}
 }
