@@ -328,12 +328,14 @@ func extendingStages(plan *dag.Plan) map[string]bool {
 		if len(t.Parts) == 0 || t.Params == nil {
 			continue
 		}
-		if v, ok := t.Params.Peek("extend"); ok {
-			if n, ok := v.(int); ok && n > 0 {
-				out[t.Stage.Name] = true
-			} else if f, ok := v.(float64); ok && f > 0 {
-				out[t.Stage.Name] = true
-			}
+		v, _ := t.Params.Peek("extend")
+		switch n := v.(type) {
+		case int:
+			out[t.Stage.Name] = out[t.Stage.Name] || n > 0
+		case int64:
+			out[t.Stage.Name] = out[t.Stage.Name] || n > 0
+		case float64:
+			out[t.Stage.Name] = out[t.Stage.Name] || n > 0
 		}
 	}
 	return out

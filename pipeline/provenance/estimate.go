@@ -132,10 +132,8 @@ const (
 )
 
 // taskTimes predicts every planned task's time, by plan index. Costed
-// tasks are predicted from rates as Estimate says. The others take the
-// mean recorded time of their group; else, for a task split into parts,
-// the mean predicted time of its parts times its stage's recorded ratio
-// (partRatios); else the mean recorded time of their stage.
+// tasks are predicted from rates as Estimate says; the others as
+// wholeTime says, else from the profile's reference run.
 func (r *Record) taskTimes(xs []Explained) ([]taskTime, error) {
 	run := map[string]bool{}
 	for _, x := range xs {
