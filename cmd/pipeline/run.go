@@ -328,17 +328,25 @@ func extendingStages(plan *dag.Plan) map[string]bool {
 		if len(t.Parts) == 0 || t.Params == nil {
 			continue
 		}
-		v, _ := t.Params.Peek("extend")
-		switch n := v.(type) {
-		case int:
-			out[t.Stage.Name] = out[t.Stage.Name] || n > 0
-		case int64:
-			out[t.Stage.Name] = out[t.Stage.Name] || n > 0
-		case float64:
-			out[t.Stage.Name] = out[t.Stage.Name] || n > 0
+		if v, _ := t.Params.Peek("extend"); positive(v) {
+			out[t.Stage.Name] = true
 		}
 	}
 	return out
+}
+
+// positive reports whether v is a number above 0, as a dag file's
+// parameter decodes (int, int64 or float64).
+func positive(v any) bool {
+	switch n := v.(type) {
+	case int:
+		return n > 0
+	case int64:
+		return n > 0
+	case float64:
+		return n > 0
+	}
+	return false
 }
 
 // printRunHeader tells what a run is about to do before it starts: the
