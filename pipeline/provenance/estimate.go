@@ -536,8 +536,7 @@ func kindKey(t *dag.Task) string { return t.Stage.Name + " " + componentsOf(t) }
 // recordedSpeeds collects the speeds of the plan's costed tasks with a
 // finished recorded run.
 func (r *Record) recordedSpeeds() (*speeds, error) {
-	sp := &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, point: map[string]*speed{}, named: map[string]*speed{}, namedX: map[string]*speed{},
-		kind: map[string]*speed{}, method: map[string]*speed{}, stage: map[string]*speed{}, secs: map[int]float64{}, hint: rateHint, prior: r.priorTime}
+	sp := newSpeeds(r.priorTime, rateHint)
 	err := r.eachLastRun(true, func(t *dag.Task, lr recordedRun) {
 		n := lr.samples
 		if n == 0 {
@@ -552,21 +551,33 @@ func (r *Record) recordedSpeeds() (*speeds, error) {
 		if lr.span.Samples > 0 && lr.span.Nanos > 0 && float64(lr.span.Samples) <= n {
 			s.spanWork, s.spanSecs = float64(lr.span.Samples)*w, float64(lr.span.Nanos)/1e9
 		}
-		for _, k := range []struct {
-			m   map[string]*speed
-			key string
-		}{{sp.group, groupOf(t)}, {sp.peer, peerKey(t)}, {sp.point, pointKey(t)}, {sp.named, namedKey(t)}, {sp.namedX, namedAcross(t)},
-			{sp.kind, kindKey(t)}, {sp.method, componentsOf(t)}, {sp.stage, t.Stage.Name}} {
-			if k.key == "" {
-				continue
-			}
-			if k.m[k.key] == nil {
-				k.m[k.key] = &speed{}
-			}
-			k.m[k.key].add(s)
-		}
+		sp.record(t, s)
 	})
 	return sp, err
+}
+
+// newSpeeds returns speeds with nothing recorded, whose tasks fall back on
+// prior and then hint.
+func newSpeeds(prior, hint func(t *dag.Task) float64) *speeds {
+	return &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, point: map[string]*speed{}, named: map[string]*speed{}, namedX: map[string]*speed{},
+		kind: map[string]*speed{}, method: map[string]*speed{}, stage: map[string]*speed{}, secs: map[int]float64{}, prior: prior, hint: hint}
+}
+
+// record adds s, what a recorded run of t says, under each of t's keys.
+func (sp *speeds) record(t *dag.Task, s speed) {
+	for _, k := range []struct {
+		m   map[string]*speed
+		key string
+	}{{sp.group, groupOf(t)}, {sp.peer, peerKey(t)}, {sp.point, pointKey(t)}, {sp.named, namedKey(t)}, {sp.namedX, namedAcross(t)},
+		{sp.kind, kindKey(t)}, {sp.method, componentsOf(t)}, {sp.stage, t.Stage.Name}} {
+		if k.key == "" {
+			continue
+		}
+		if k.m[k.key] == nil {
+			k.m[k.key] = &speed{}
+		}
+		k.m[k.key].add(s)
+	}
 }
 
 // recordedRun is a task's latest uninterrupted run: the samples its trial

@@ -53,6 +53,9 @@ func (stubRunner) Run(context.Context, task.Env) error { return nil }
 
 type stubBody struct{}
 
+// none is a fallback that knows no time.
+func none(*dag.Task) float64 { return 0 }
+
 // A task at a size nothing has recorded is timed by the same method on
 // the same named instance at other sizes (one body's own line) before the
 // same method over every instance: two bodies of one type, one 10× the
@@ -67,23 +70,12 @@ func TestNamedInstanceRateBeforeTheMix(t *testing.T) {
 	if namedKey(mk("ant", "1")) != namedKey(mk("ant", "34")) || namedKey(mk("ant", "1")) == namedKey(mk("swimmer", "1")) {
 		t.Fatalf("named keys: %q, %q, %q", namedKey(mk("ant", "1")), namedKey(mk("ant", "34")), namedKey(mk("swimmer", "1")))
 	}
-	sp := &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, named: map[string]*speed{}, namedX: map[string]*speed{},
-		kind: map[string]*speed{}, method: map[string]*speed{}, stage: map[string]*speed{},
-		hint: func(*dag.Task) float64 { return 0 }, prior: func(*dag.Task) float64 { return 0 }}
+	sp := newSpeeds(none, none)
 	for _, r := range []struct {
 		name, h    string
 		work, secs float64
 	}{{"swimmer", "1", 5000, 0.2}, {"swimmer", "2", 10000, 0.4}, {"ant", "1", 5000, 2}, {"ant", "2", 10000, 4}} {
-		tk := mk(r.name, r.h)
-		for _, k := range []struct {
-			m   map[string]*speed
-			key string
-		}{{sp.named, namedKey(tk)}, {sp.namedX, namedAcross(tk)}, {sp.kind, kindKey(tk)}, {sp.method, componentsOf(tk)}, {sp.stage, stage.Name}} {
-			if k.m[k.key] == nil {
-				k.m[k.key] = &speed{}
-			}
-			k.m[k.key].add(speed{work: []float64{r.work}, secs: []float64{r.secs}})
-		}
+		sp.record(mk(r.name, r.h), speed{work: []float64{r.work}, secs: []float64{r.secs}})
 	}
 	for _, c := range []struct {
 		name string
@@ -160,9 +152,7 @@ func TestSplitTaskTimedByItsParts(t *testing.T) {
 			t.Errorf("ratio %s: %g, want %g", k, ratios[k], w)
 		}
 	}
-	sp := &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, named: map[string]*speed{}, namedX: map[string]*speed{},
-		kind: map[string]*speed{}, method: map[string]*speed{}, stage: map[string]*speed{},
-		hint: func(*dag.Task) float64 { return 0 }, prior: func(*dag.Task) float64 { return 0 }}
+	sp := newSpeeds(none, none)
 	sp.named[namedKey(h1.Parts[0])] = &speed{work: []float64{5000, 10000}, secs: []float64{2, 4}}
 	sp.named[namedKey(s1.Parts[0])] = &speed{work: []float64{5000, 10000}, secs: []float64{2, 4}}
 	got, src := wholeTime(h21, whole, ratios, sp)
@@ -218,23 +208,12 @@ func TestGridPointRateBeforeTheInstance(t *testing.T) {
 	if pointKey(mk("0.01", "1")) != pointKey(mk("0.01", "34")) || pointKey(mk("0.01", "1")) == pointKey(mk("0.0001", "1")) || pointKey(mk("0.01", "1").Parent) != "" {
 		t.Fatalf("point keys: %q, %q, %q", pointKey(mk("0.01", "1")), pointKey(mk("0.01", "34")), pointKey(mk("0.0001", "1")))
 	}
-	sp := &speeds{group: map[string]*speed{}, peer: map[string]*speed{}, point: map[string]*speed{}, named: map[string]*speed{}, namedX: map[string]*speed{},
-		kind: map[string]*speed{}, method: map[string]*speed{}, stage: map[string]*speed{},
-		hint: func(*dag.Task) float64 { return 0 }, prior: func(*dag.Task) float64 { return 0 }}
+	sp := newSpeeds(none, none)
 	for _, r := range []struct {
 		alpha, h   string
 		work, secs float64
 	}{{"0.0001", "1", 5000, 2}, {"0.0001", "2", 10000, 4}, {"0.01", "1", 5000, 10}, {"0.01", "2", 10000, 20}} {
-		tk := mk(r.alpha, r.h)
-		for _, k := range []struct {
-			m   map[string]*speed
-			key string
-		}{{sp.point, pointKey(tk)}, {sp.named, namedKey(tk)}} {
-			if k.m[k.key] == nil {
-				k.m[k.key] = &speed{}
-			}
-			k.m[k.key].add(speed{work: []float64{r.work}, secs: []float64{r.secs}})
-		}
+		sp.record(mk(r.alpha, r.h), speed{work: []float64{r.work}, secs: []float64{r.secs}})
 	}
 	for _, c := range []struct {
 		alpha string
