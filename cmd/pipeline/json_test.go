@@ -34,7 +34,7 @@ func TestEveryCommandsJSON(t *testing.T) {
 		{[]string{"run", "--dry-run"}, []string{"tasks", "stages", "schedule"}},
 		{[]string{"report"}, []string{"title", "method", "counts", "claims", "figures"}},
 		{[]string{"status"}, []string{"profile", "store", "tasks", "total", "counts"}},
-		{[]string{"status", "--times"}, []string{"profile", "stages", "total_task_time", "runs", "runs_wall_time"}},
+		{[]string{"status", "--times"}, []string{"profile", "stages", "total_task_time", "runs", "runs_wall_time", "left", "left_untimed", "left_wall", "left_workers"}},
 		{[]string{"dag"}, []string{"profile", "file", "stages", "tasks"}},
 		{[]string{"why", train}, []string{"profile", "task", "do", "reason", "action", "recorded_run", "unchanged"}},
 		{[]string{"events", train}, []string{"type", "task", "runs", "events", "iterations", "event_list", "iteration_list"}},

@@ -10,10 +10,12 @@ import (
 	"zorepro/pipeline"
 	"zorepro/pipeline/events"
 	"zorepro/pipeline/provenance"
+	"zorepro/stages/web"
 )
 
 // statusCmd prints the last recorded state of every task of the profile,
-// or (--times) the recorded task time per stage.
+// or (--times) the recorded task time per stage and the predicted time
+// left.
 type statusCmd struct {
 	planFlags
 	outputFlags
@@ -21,13 +23,13 @@ type statusCmd struct {
 }
 
 func (c *statusCmd) doc() commandDoc {
-	return commandDoc{name: "status", summary: "the last recorded state of every task (--times: task time per stage)"}
+	return commandDoc{name: "status", summary: "the last recorded state of every task (--times: task time per stage, and the time left)"}
 }
 
 func (c *statusCmd) define(f *flagSet) {
 	c.planFlags.define(f)
 	c.outputFlags.define(f, false)
-	f.Bool(&c.times, "times", "print the recorded task time per stage instead of the task list")
+	f.Bool(&c.times, "times", "print the recorded task time per stage and the predicted time left instead of the task list")
 }
 
 func (c *statusCmd) check(args []string) []string { return noArgs("status", args) }
@@ -134,21 +136,50 @@ type taskStatus struct {
 
 // statusTimes prints the recorded task time of each stage's current
 // actions: how long the profile's computation took, however many runs and
-// sessions it was spread over.
+// sessions it was spread over; and what is left, as the dry run predicts
+// it (the task time left per stage, as serve's overview gives it, and the
+// wall time on the latest run's workers).
 func (c *statusCmd) statusTimes(eng *pipeline.Engine, stdout io.Writer) (int, error) {
-	tm, err := provenance.New(eng).Times()
+	rec := provenance.New(eng)
+	tm, err := rec.Times()
+	if err != nil {
+		return exitFailed, err
+	}
+	xs, err := rec.Explain()
+	if err != nil {
+		return exitFailed, err
+	}
+	workers := latestJobs(eng.Events)
+	sched, err := predictRemaining(eng, xs, workers)
 	if err != nil {
 		return exitFailed, err
 	}
 	if c.json {
 		return exitOK, json.NewEncoder(stdout).Encode(map[string]any{"profile": c.profile, "stages": tm.Stages,
-			"total_task_time": tm.Total, "runs": tm.Runs, "runs_wall_time": tm.RunsWall})
+			"total_task_time": tm.Total, "runs": tm.Runs, "runs_wall_time": tm.RunsWall,
+			"left": sched.Stages, "left_untimed": sched.Unknown, "left_wall": sched.Walls[0].Wall, "left_workers": workers})
 	}
-	fmt.Fprintf(stdout, "%-24s %8s %12s  %s\n", "stage", "finished", "task time", "runs")
+	left := map[string]provenance.StageLeft{}
+	for _, sl := range sched.Stages {
+		left[sl.Stage] = sl
+	}
+	fmt.Fprintf(stdout, "%-24s %8s %12s  %-14s %s\n", "stage", "finished", "task time", "runs", "left")
 	for _, st := range tm.Stages {
-		fmt.Fprintf(stdout, "%-24s %4d/%-4d %12s  %v\n", st.Stage, st.Finished, st.Tasks, st.TaskTime.Round(time.Second), st.Runs)
+		sl := left[st.Stage]
+		l := web.StageCounts{Left: sl.TaskTime, LeftTasks: sl.Tasks, LeftTimed: sl.Timed, LeftChanged: sl.Changed}.LeftText()
+		fmt.Fprintf(stdout, "%-24s %4d/%-4d %12s  %-14s %s\n", st.Stage, st.Finished, st.Tasks, st.TaskTime.Round(time.Second), fmt.Sprint(st.Runs), l)
 	}
 	fmt.Fprintf(stdout, "total task time %s: each task's own wall time, summed (tasks overlap when they run side by side)\n", tm.Total.Round(time.Second))
 	fmt.Fprintf(stdout, "wall time of the %d runs %v that did this work: %s\n", len(tm.Runs), tm.Runs, tm.RunsWall.Round(time.Second))
+	if sched.Tasks == 0 {
+		fmt.Fprintln(stdout, "left: nothing; every task is recorded under its current identity")
+		return exitOK, nil
+	}
+	untimed := ""
+	if sched.Unknown > 0 {
+		untimed = fmt.Sprintf(", %d of them without a known time, counted as none", sched.Unknown)
+	}
+	fmt.Fprintf(stdout, "left: %d tasks, ~%s of task time (one worker's; \"left\" per stage), ~%s of wall time on %d workers as the engine schedules them%s (run --dry-run: where each estimate comes from)\n",
+		sched.Tasks, sched.TaskTime.Round(time.Second), sched.Walls[0].Wall.Round(time.Second), workers, untimed)
 	return exitOK, nil
 }
