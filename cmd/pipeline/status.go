@@ -145,23 +145,31 @@ func (c *statusCmd) statusTimes(eng *pipeline.Engine, stdout io.Writer) (int, er
 	if err != nil {
 		return exitFailed, err
 	}
-	xs, err := rec.Explain()
-	if err != nil {
-		return exitFailed, err
-	}
+	// What is left is a prediction: without one (a dry run that cannot
+	// be made) the recorded times are still worth printing.
 	workers := latestJobs(eng.Events)
-	sched, err := predictRemaining(eng, xs, workers)
-	if err != nil {
-		return exitFailed, err
-	}
+	sched, perr := func() (*provenance.Schedule, error) {
+		xs, err := rec.Explain()
+		if err != nil {
+			return nil, err
+		}
+		return predictRemaining(eng, xs, workers)
+	}()
 	if c.json {
-		return exitOK, json.NewEncoder(stdout).Encode(map[string]any{"profile": c.profile, "stages": tm.Stages,
-			"total_task_time": tm.Total, "runs": tm.Runs, "runs_wall_time": tm.RunsWall,
-			"left": sched.Stages, "left_untimed": sched.Unknown, "left_wall": sched.Walls[0].Wall, "left_workers": workers})
+		doc := map[string]any{"profile": c.profile, "stages": tm.Stages,
+			"total_task_time": tm.Total, "runs": tm.Runs, "runs_wall_time": tm.RunsWall}
+		if perr != nil {
+			doc["left_error"] = perr.Error()
+		} else {
+			doc["left"], doc["left_untimed"], doc["left_wall"], doc["left_workers"] = sched.Stages, sched.Unknown, sched.Walls[0].Wall, workers
+		}
+		return exitOK, json.NewEncoder(stdout).Encode(doc)
 	}
 	left := map[string]provenance.StageLeft{}
-	for _, sl := range sched.Stages {
-		left[sl.Stage] = sl
+	if perr == nil {
+		for _, sl := range sched.Stages {
+			left[sl.Stage] = sl
+		}
 	}
 	fmt.Fprintf(stdout, "%-24s %8s %12s  %-14s %s\n", "stage", "finished", "task time", "runs", "left")
 	for _, st := range tm.Stages {
@@ -171,7 +179,11 @@ func (c *statusCmd) statusTimes(eng *pipeline.Engine, stdout io.Writer) (int, er
 	}
 	fmt.Fprintf(stdout, "total task time %s: each task's own wall time, summed (tasks overlap when they run side by side)\n", tm.Total.Round(time.Second))
 	fmt.Fprintf(stdout, "wall time of the %d runs %v that did this work: %s\n", len(tm.Runs), tm.Runs, tm.RunsWall.Round(time.Second))
-	if sched.Tasks == 0 {
+	switch {
+	case perr != nil:
+		fmt.Fprintf(stdout, "left: no prediction (%v)\n", perr)
+		return exitOK, nil
+	case sched.Tasks == 0:
 		fmt.Fprintln(stdout, "left: nothing; every task is recorded under its current identity")
 		return exitOK, nil
 	}
