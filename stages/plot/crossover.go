@@ -171,6 +171,12 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 	xLo, xHi := slices.Min(xs)/1.5, slices.Max(xs)*1.5
 	bar := Curve{Panel: "all", Curve: "bracket"}
 	dot := Curve{Panel: "all", Curve: "point"}
+	// A body whose advantage changes sign more than once has no bracket:
+	// its bar, in its own colour, runs from the horizon where the leader
+	// is clearly ahead up to the one where it is clearly behind, and has
+	// no tick (a crossover point there would read as the crossover).
+	broken := Curve{Panel: "all", Curve: "broken"}
+	fitted := slices.Clone(an.Brackets)
 	var table strings.Builder
 	table.WriteString("panel,x,lo,hi,point,seeds,alpha,used\n")
 	var parts []string
@@ -192,6 +198,16 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 		if b.Unused != "" { // no bar: it would read as a bracket open at both ends
 			fmt.Fprintf(&table, "%s,%s,,,,%d,%s,no\n", panels[i], task.FormatFloat(xs[i]), b.Seeds, task.FormatFloat(an.Alpha))
 			parts = append(parts, panelTitle(s, panels[i])+": not used, "+b.Unused)
+			continue
+		}
+		if !b.Consistent() {
+			broken.X = append(broken.X, at[i], at[i], at[i])
+			broken.Mean = append(broken.Mean, b.Hi, b.Lo, math.NaN())
+			broken.N = max(broken.N, b.Seeds)
+			fitted[i].Point = math.NaN()
+			notes = append(notes, Note{X: at[i], Lo: b.Hi, Hi: b.Lo, Text: shortTitle(panelTitle(s, panels[i]))})
+			fmt.Fprintf(&table, "%s,%s,%s,%s,,%d,%s,yes\n", panels[i], task.FormatFloat(xs[i]), task.FormatFloat(b.Lo), task.FormatFloat(b.Hi), b.Seeds, task.FormatFloat(an.Alpha))
+			parts = append(parts, panelTitle(s, panels[i])+": "+bracketText(b))
 			continue
 		}
 		lo, hi := b.Lo, b.Hi
@@ -223,24 +239,26 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 	}
 	bar.Lo, bar.Hi = nans(len(bar.X)), nans(len(bar.X))
 	dot.Lo, dot.Hi = nans(len(dot.X)), nans(len(dot.X))
+	broken.Lo, broken.Hi = nans(len(broken.X)), nans(len(broken.X))
 	var cs []Curve
-	if len(bar.X) > 0 {
-		cs = append(cs, bar)
-	}
-	if len(dot.X) > 0 {
-		cs = append(cs, dot)
+	for _, c := range []Curve{bar, dot, broken} {
+		if len(c.X) > 0 {
+			cs = append(cs, c)
+		}
 	}
 	lead, rivals := styleLabel(s, v.leader), make([]string, len(v.scaling))
 	for i, r := range v.scaling {
 		rivals[i] = styleLabel(s, r)
 	}
 	panel := PanelSpec{Key: "all", XLabel: v.xLabel, YLabel: "Crossover horizon H*", LogX: true, LogY: true, XMin: &xLo, XMax: &xHi, YMin: &yLo, YMax: &yHi, Notes: notes}
-	slope, c := crossing.Fit(xs, an.Brackets, v.slope)
+	slope, c := crossing.Fit(xs, fitted, v.slope)
 	if !math.IsNaN(c) {
 		panel.Guides = append(panel.Guides, Guide{Label: "slope " + sig4(v.slope) + " (theory)", Color: Colors["red"], X: []float64{xLo, xHi}, Y: []float64{math.Exp(c) * math.Pow(xLo, v.slope), math.Exp(c) * math.Pow(xHi, v.slope)}, InLegend: true})
 	}
 	slopes := "No power law passes through every bracket"
 	switch {
+	case len(broken.X) > 0:
+		slopes = "A body without a single crossover has no crossover horizon for a power law to pass through"
 	case an.OK && math.IsInf(an.Lo, -1) && math.IsInf(an.Hi, 1):
 		slopes = "Lines of any slope pass through every bracket"
 	case an.OK:
@@ -251,6 +269,9 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 	}
 	sp := Spec{Title: fmt.Sprintf("Where %s overtakes %s: the crossover horizon against %s", lead, strings.Join(rivals, ", "), v.xLabel), Panels: []PanelSpec{panel},
 		Curves: []CurveStyle{{Key: "bracket", Label: "bracket of H*", Color: color.Black, NoBand: true}, {Key: "point", Label: "mean advantage turns positive", Color: Colors["blue"], NoBand: true}}}
+	if len(broken.X) > 0 {
+		sp.Curves = append(sp.Curves, CurveStyle{Key: "broken", Label: "no single H*: ahead at its foot, behind at its top", Color: Colors["gray"], NoBand: true})
+	}
 	same := ""
 	if shifted {
 		same = " Bodies with the same " + v.xLabel + " are drawn side by side, 5% apart."

@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -126,6 +127,75 @@ func TestCrossoverViews(t *testing.T) {
 	delete(v.panelX, "c")
 	if _, _, _, err := v.scalingView(spec, rs, []string{"a", "b", "c"}); err == nil || !strings.Contains(err.Error(), `panel "c" has no value in panel_x`) {
 		t.Errorf("a panel without its value: %v", err)
+	}
+}
+
+// A body whose advantage changes sign twice (body c: ahead at H = 8,
+// clearly behind at 16) has no bracket: the scaling view draws its bar
+// from the horizon where the leader is clearly ahead to the one where it
+// is clearly behind in a colour of its own with its own legend entry, not
+// as a bracket of H*, gives it no tick, leaves it out of the theory
+// line's fit, and its caption says there is no single crossover there.
+func TestCrossoverScalingViewBroken(t *testing.T) {
+	v := &crossoverViews{leader: "arsv1", rivals: []string{"exact"}, scaling: []string{"exact"}, panelX: map[string]float64{"a": 1, "b": 4, "c": 16}, xLabel: "d/p", slope: 0.5}
+	spec := Spec{Title: "t", Caption: "c", Panels: []PanelSpec{{Key: "a", Title: "A"}, {Key: "b", Title: "B"}, {Key: "c", Title: "C"}},
+		Curves: []CurveStyle{{Key: "arsv1", Label: "ARS"}, {Key: "exact", Label: "ExAct"}}}
+	series := crossoverSeries()
+	for i, s := range series {
+		if s.Panel == "c" && s.Curve == "arsv1" {
+			series[i].Y[4] -= 200 // H = 16
+		}
+	}
+	rs := rows(series)
+	an, _ := crossing.Analyze(rs, []string{"a", "b", "c"}, []float64{1, 4, 16}, []string{"arsv1", "exact"}, crossing.Premise{})
+	if c := an.Brackets[2]; c.Consistent() || c.Lo != 16 || c.Hi != 8 || !an.Brackets[1].Consistent() {
+		t.Fatalf("the test's body c: bracket (%v, %v], want ahead at 8 and behind at 16", c.Lo, c.Hi)
+	}
+	ss, sc, table, err := v.scalingView(spec, rs, []string{"a", "b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]Curve{}
+	for _, c := range sc {
+		byKey[c.Curve] = c
+	}
+	if b := byKey["bracket"]; len(b.X) != 6 || b.X[3] != 4 {
+		t.Errorf("brackets drawn at %v, want a's and b's only", b.X)
+	}
+	if b := byKey["broken"]; len(b.X) != 3 || b.X[0] != 16 || b.Mean[0] != 8 || b.Mean[1] != 16 || !math.IsNaN(b.Mean[2]) {
+		t.Errorf("c's bar: %v %v, want from 8 to 16 at 16", b.X, b.Mean)
+	}
+	if d := byKey["point"]; len(d.X) != 6 {
+		t.Errorf("ticks at %v, want a's and b's only", d.X)
+	}
+	styled := false
+	for _, c := range ss.Curves {
+		if c.Key == "broken" {
+			styled = strings.Contains(c.Label, "no single H*") && c.Color != nil
+		}
+	}
+	if !styled {
+		t.Errorf("no legend entry for the broken bar: %+v", ss.Curves)
+	}
+	if n := ss.Panels[0].Notes; len(n) != 3 || n[2].Text != "C" || n[2].Lo != 8 || n[2].Hi != 16 {
+		t.Errorf("the bodies' names: %+v", n)
+	}
+	// The theory line runs through a's and b's ticks only.
+	slope, c := crossing.Fit([]float64{1, 4}, an.Brackets[:2], 0.5)
+	g := ss.Panels[0].Guides
+	if len(g) != 1 || math.Abs(g[0].Y[0]-math.Exp(c)*math.Pow(g[0].X[0], 0.5)) > 1e-9 {
+		t.Errorf("the theory's line %+v, want through a's and b's ticks (intercept %v)", g, c)
+	}
+	for _, w := range []string{"C: clearly behind at H = 16 above clearly ahead at 8: no single crossover", "A body without a single crossover has no crossover horizon for a power law to pass through", fmt.Sprintf("least squares through the ticks: %s", sig4(slope))} {
+		if !strings.Contains(ss.Caption, w) {
+			t.Errorf("caption lacks %q:\n%s", w, ss.Caption)
+		}
+	}
+	if !strings.Contains(string(table), "\nc,16,16,8,,3,") {
+		t.Errorf("table:\n%s", table)
+	}
+	if _, _, err := Render(ss, sc); err != nil {
+		t.Errorf("render the scaling view with a broken bracket: %v", err)
 	}
 }
 
