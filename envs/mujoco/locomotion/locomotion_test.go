@@ -106,3 +106,36 @@ func TestEnvAcceptsItsBodyOnly(t *testing.T) {
 		t.Fatalf("instance %+v, %v", in, err)
 	}
 }
+
+// TestZeroPolicyReturns pins what a body earns standing still: the policy
+// W = 0, where ARS and ExAct start, evaluated as the crossover experiment
+// evaluates (the mean of 100 episodes from reset; rng PCG(1, 2) draws the
+// episodes' streams). Without early termination the alive bonus is paid
+// every step however the body lies (5 a step on Humanoid, 1 on the
+// others), so these are the returns a method must beat to have learned
+// anything; the README's crossover summary quotes them (to 4 significant
+// digits, the tolerance here).
+func TestZeroPolicyReturns(t *testing.T) {
+	want := map[string][4]float64{ // H = 13, 21, 34, 55
+		"hopper":   {12.93, 20.76, 33.68, 54.37},
+		"walker2d": {12.94, 20.87, 33.60, 53.23},
+		"ant":      {13.21, 21.20, 34.16, 55.02},
+		"humanoid": {61.98, 102.4, 170.1, 271.4},
+	}
+	for _, s := range specs {
+		for i, h := range []int{13, 21, 34, 55} {
+			in, err := mujoco.NewInstance(s.Name, h, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := in.EvalReturn(make([]float64, in.ActDim()*in.ObsDim()), rand.New(rand.NewPCG(1, 2)))
+			if err != nil {
+				t.Fatalf("%s at H = %d: %v", s.Name, h, err)
+			}
+			t.Logf("%s H = %d: %.6g", s.Name, h, r)
+			if w := want[s.Name][i]; math.Abs(r-w) > 5e-4*math.Abs(w) {
+				t.Errorf("%s at H = %d: W = 0 returns %.6g, want %.4g", s.Name, h, r, w)
+			}
+		}
+	}
+}
