@@ -113,7 +113,7 @@ func TestEnvAcceptsItsBodyOnly(t *testing.T) {
 // episodes' streams). Without early termination the alive bonus is paid
 // every step however the body lies (5 a step on Humanoid, 1 on the
 // others), so these are the returns a method must beat to have learned
-// anything; the README's crossover summary quotes them (to 4 significant
+// anything; docs/report-and-statistics.md quotes them (to 4 significant
 // digits, the tolerance here).
 func TestZeroPolicyReturns(t *testing.T) {
 	want := map[string][4]float64{ // H = 13, 21, 34, 55
