@@ -19,6 +19,7 @@ import (
 	"zorepro/envs/mujoco/locomotion"
 	"zorepro/envs/olr"
 	"zorepro/pipeline/task"
+	"zorepro/stages/baseline"
 	"zorepro/stages/evaluate"
 	"zorepro/stages/generate"
 	"zorepro/stages/plot"
@@ -135,6 +136,7 @@ func Kinds() map[string]task.Kind {
 		&tune.Kind{Trainers: trainers},
 		&train.Kind{Trainers: trainers},
 		&evaluate.Kind{Envs: Evaluators()},
+		&baseline.Kind{Trainers: trainers},
 		&plot.Kind{},
 		report.Kind{},
 	}
