@@ -14,5 +14,8 @@
 //
 // Its parameters are a train task's ("env", "algo" or the "method"
 // coordinate, the algorithm's hyperparameters): the method is built on the
-// instance exactly as training builds it, and never stepped.
+// instance exactly as training builds it, and never stepped. A method
+// whose starting policy is random (linear regression's w0) draws it from
+// the baseline task's own streams: the same distribution as a training
+// task's, not its draw.
 package baseline
