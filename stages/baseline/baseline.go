@@ -1,14 +1,13 @@
 package baseline
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"strings"
 
 	"zorepro/algos"
 	"zorepro/pipeline/task"
 	"zorepro/pipeline/trajectory"
+	"zorepro/stages/evaluate/curvecsv"
 )
 
 // Kind is the baseline stage kind.
@@ -63,14 +62,10 @@ func (r *runner) Run(_ context.Context, env task.Env) error {
 		return fmt.Errorf("the starting policy: %d metrics, want %d", len(v), len(names))
 	}
 	it := task.Iter{Iteration: 0, Samples: 0, Digest: trajectory.Digest(start)}
-	fields := []string{"0", "0"}
 	for j, n := range names {
 		it.Metrics = append(it.Metrics, task.Metric{Name: n, Value: v[j]})
-		fields = append(fields, task.FormatFloat(v[j]))
 	}
 	env.Iteration(it)
-	var b bytes.Buffer
-	b.WriteString("iteration,samples," + strings.Join(names, ",") + "\n")
-	b.WriteString(strings.Join(fields, ",") + "\n")
-	return env.Output("curve.csv", b.Bytes())
+	curve := curvecsv.Curve{Metrics: names, Rows: []curvecsv.Row{{Values: v}}}
+	return env.Output("curve.csv", curve.Bytes())
 }

@@ -58,6 +58,26 @@ func Parse(data []byte) (*Curve, error) {
 	return c, nil
 }
 
+// Bytes writes the curve as curve.csv: the header, then one row per Row,
+// metric values as strconv.FormatFloat 'g' -1 writes them (what Parse
+// reads back bit for bit).
+func (c *Curve) Bytes() []byte {
+	var b bytes.Buffer
+	b.WriteString("iteration,samples")
+	for _, m := range c.Metrics {
+		b.WriteString("," + m)
+	}
+	b.WriteByte('\n')
+	for _, r := range c.Rows {
+		b.WriteString(strconv.FormatInt(r.Iteration, 10) + "," + strconv.FormatInt(r.Samples, 10))
+		for _, v := range r.Values {
+			b.WriteString("," + strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
 // Column returns one column as numbers: "iteration", "samples" or a
 // metric's name.
 func (c *Curve) Column(name string) ([]float64, error) {

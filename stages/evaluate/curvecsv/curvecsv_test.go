@@ -43,6 +43,9 @@ func TestParse(t *testing.T) {
 	if _, err := c.Column("return"); !errors.Is(err, ErrNoColumn) {
 		t.Errorf("a missing column: %v", err)
 	}
+	if got := string(c.Bytes()); got != data {
+		t.Errorf("Bytes of the parsed curve:\n%s\nwant the file it was parsed from:\n%s", got, data)
+	}
 }
 
 func TestParseRefusesMalformed(t *testing.T) {
