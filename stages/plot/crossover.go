@@ -174,9 +174,9 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 	// A body whose advantage changes sign more than once has no bracket:
 	// its bar, in its own colour, runs from the horizon where the leader
 	// is clearly ahead up to the one where it is clearly behind, and has
-	// no tick (a crossover point there would read as the crossover).
+	// no tick (a crossover point there would read as the crossover) and no
+	// part in the theory line's fit (crossing.Fit).
 	broken := Curve{Panel: "all", Curve: "broken"}
-	fitted := slices.Clone(an.Brackets)
 	var table strings.Builder
 	table.WriteString("panel,x,lo,hi,point,seeds,alpha,used\n")
 	var parts []string
@@ -204,7 +204,6 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 			broken.X = append(broken.X, at[i], at[i], at[i])
 			broken.Mean = append(broken.Mean, b.Hi, b.Lo, math.NaN())
 			broken.N = max(broken.N, b.Seeds)
-			fitted[i].Point = math.NaN()
 			notes = append(notes, Note{X: at[i], Lo: b.Hi, Hi: b.Lo, Text: shortTitle(panelTitle(s, panels[i]))})
 			fmt.Fprintf(&table, "%s,%s,%s,%s,,%d,%s,yes\n", panels[i], task.FormatFloat(xs[i]), task.FormatFloat(b.Lo), task.FormatFloat(b.Hi), b.Seeds, task.FormatFloat(an.Alpha))
 			parts = append(parts, panelTitle(s, panels[i])+": "+bracketText(b))
@@ -251,7 +250,7 @@ func (v *crossoverViews) scalingView(s Spec, rs []seedscsv.Row, panels []string)
 		rivals[i] = styleLabel(s, r)
 	}
 	panel := PanelSpec{Key: "all", XLabel: v.xLabel, YLabel: "Crossover horizon H*", LogX: true, LogY: true, XMin: &xLo, XMax: &xHi, YMin: &yLo, YMax: &yHi, Notes: notes}
-	slope, c := crossing.Fit(xs, fitted, v.slope)
+	slope, c := crossing.Fit(xs, an.Brackets, v.slope)
 	if !math.IsNaN(c) {
 		panel.Guides = append(panel.Guides, Guide{Label: "slope " + sig4(v.slope) + " (theory)", Color: Colors["red"], X: []float64{xLo, xHi}, Y: []float64{math.Exp(c) * math.Pow(xLo, v.slope), math.Exp(c) * math.Pow(xHi, v.slope)}, InLegend: true})
 	}

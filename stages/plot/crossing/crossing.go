@@ -146,13 +146,14 @@ func Slopes(x []float64, bs []Bracket) (lo, hi float64, ok bool) {
 }
 
 // Fit is the least-squares slope of log Point against log x over the
-// brackets with a point (NaN with fewer than two distinct x), and the
-// intercept of the line of slope fixed at s through the same points
-// (NaN with none).
+// consistent brackets with a point (NaN with fewer than two distinct x),
+// and the intercept of the line of slope fixed at s through the same
+// points (NaN with none). An inconsistent bracket's point is where its
+// last sign change happens, not a crossover: it takes no part.
 func Fit(x []float64, bs []Bracket, s float64) (slope, interceptAtS float64) {
 	var lx, ly []float64
 	for i, b := range bs {
-		if !math.IsNaN(b.Point) {
+		if !math.IsNaN(b.Point) && b.Consistent() {
 			lx, ly = append(lx, math.Log(x[i])), append(ly, math.Log(b.Point))
 		}
 	}
